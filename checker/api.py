@@ -1,0 +1,59 @@
+"""The library entry point: check paths and get the report, as the CLI and the Action do."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from .config import Config, ConfigError, load_config
+from .discover import UsageError, discover
+from .engine import Context, exit_code, run
+from .load import git_toplevel
+from .report import build, bundle_entry
+from .rules import load_all
+
+
+class CheckError(Exception):
+    """A usage or environment error (exit code 2)."""
+
+
+@dataclass
+class Result:
+    report: dict
+    findings: list
+    repo: object
+    config: Config
+    profile: str
+    fail_on: str
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.findings, self.fail_on)
+
+
+def repo_root(paths: list) -> str:
+    first = os.path.abspath(paths[0] if paths else ".")
+    return git_toplevel(first) or (first if os.path.isdir(first) else os.path.dirname(first))
+
+
+def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
+          fail_on: Optional[str] = None, target: Optional[list] = None,
+          changed: Optional[list] = None) -> Result:
+    load_all()
+    paths = paths or ["."]
+    root = repo_root(paths)
+    try:
+        cfg = load_config(config_path or os.path.join(root, ".olm-check.yaml"), required=bool(config_path))
+    except ConfigError as e:
+        raise CheckError(str(e))
+    profile = profile or cfg.profile or "community"
+    fail_on = fail_on or cfg.fail_on or "error"
+    try:
+        repo = discover(paths, cfg.limits, changed)
+    except UsageError as e:
+        raise CheckError(str(e))
+    ctx = Context(config=cfg, profile=profile, target=target)
+    findings = run(repo, ctx)
+    checked = set(repo.checked) if repo.checked else None
+    bundles = [bundle_entry(b) for b in repo.bundles if checked is None or b.rel in checked]
+    return Result(build(bundles, findings), findings, repo, cfg, profile, fail_on)

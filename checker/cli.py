@@ -1,0 +1,171 @@
+"""Command line: olm-check check | rules | upgradeable | audit.
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage or
+environment error (message on stderr; a traceback only with --debug).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from typing import Optional
+
+from . import __version__
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+class Usage(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="olm-check", description="Check OLM operator bundles against the OpenShift releases they declare.")
+    p.add_argument("--version", action="version", version=f"olm-check {__version__}")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = p.add_subparsers(dest="command")
+
+    def common(sp):
+        sp.add_argument("--ocp", help="check against these OpenShift releases (comma-separated, e.g. 4.16,4.17) instead of the declared range")
+        sp.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"), help="rule defaults for the target catalog (default: community)")
+        sp.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+        sp.add_argument("--output", help="also write the report to this file")
+        sp.add_argument("--fail-on", choices=("error", "warning", "info", "never"), help="exit 1 when a finding is at or above this severity (default: error)")
+        sp.add_argument("--config", help="config file (default: .olm-check.yaml at the repository root)")
+        sp.add_argument("--jobs", type=int, default=0, help="parallel worker processes (default: the number of cores)")
+        sp.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+    c = sub.add_parser("check", help="check bundles, operators, repositories")
+    c.add_argument("paths", nargs="*", default=["."], help="bundle dir, operator dir, or repository root (default: .)")
+    c.add_argument("--changed-since", metavar="REF", help="check only what changed since REF (git, three-dot); the rest is context")
+    common(c)
+
+    a = sub.add_parser("audit", help="check a whole catalog repository")
+    a.add_argument("paths", nargs="*", default=["."], help="repository root (default: .)")
+    a.add_argument("--shard", help="check only shard I of N (I/N, 1-based)")
+    a.add_argument("--cache", help="result cache directory")
+    common(a)
+
+    r = sub.add_parser("rules", help="list the rules")
+    r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    r.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"))
+
+    u = sub.add_parser("upgradeable", help="OLM's Upgradeable verdict for CSVs on a cluster version")
+    u.add_argument("--cluster-version", required=True, help="the cluster's OpenShift version, e.g. 4.8")
+    u.add_argument("paths", nargs="+", help="CSV files or bundle directories")
+    u.add_argument("--format", choices=("text", "json"), default="text")
+    u.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: 2 for usage errors, 0 for --help
+        return int(e.code or 0)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if args.command == "rules":
+            return cmd_rules(args)
+        if args.command == "upgradeable":
+            from .upgradeable import cmd_upgradeable
+
+            return cmd_upgradeable(args)
+        return cmd_check(args)
+    except Usage as e:
+        print(f"olm-check: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("olm-check: interrupted", file=sys.stderr)
+        return 2
+    except Exception as e:  # pragma: no cover - last line of defence
+        if getattr(args, "debug", False):
+            raise
+        print(f"olm-check: internal error: {type(e).__name__}: {e} (run with --debug for details; please report it)", file=sys.stderr)
+        return 2
+
+
+def cmd_rules(args) -> int:
+    from .rules import RULES, load_all
+
+    load_all()
+    rules = sorted(RULES.values(), key=lambda r: (r.category, r.id))
+    if args.profile:
+        rules = [r for r in rules if r.severity_in(args.profile)]
+    if args.format == "json":
+        print(json.dumps({"rules": [r.to_json() for r in rules]}, indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        from .docs import rules_markdown
+
+        print(rules_markdown(rules), end="")
+    else:
+        prof = args.profile or "community"
+        for r in rules:
+            print(f"{r.id:40} {r.severity_in(prof) or 'off':8} {r.summary}")
+    return 0
+
+
+def parse_target(s: Optional[str]) -> Optional[list]:
+    if not s:
+        return None
+    out = []
+    for part in s.split(","):
+        part = part.strip().lstrip("v")
+        bits = part.split(".")
+        if len(bits) != 2 or not all(b.isdigit() for b in bits):
+            raise Usage(f"--ocp: '{part}' is not an OpenShift release such as 4.16")
+        out.append(f"{int(bits[0])}.{int(bits[1])}")
+    return out
+
+
+def changed_since(ref: str, root: str) -> list:
+    """Files changed between ``ref`` and HEAD (three-dot: since they diverged), repo-relative."""
+    try:
+        res = subprocess.run(["git", "-C", root, "diff", "--name-only", "--no-renames", f"{ref}...HEAD"],
+                             capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Usage(f"--changed-since: git is not available ({e})")
+    if res.returncode != 0:
+        raise Usage(f"--changed-since {ref}: {res.stderr.strip() or 'git diff failed'}")
+    files = [l for l in res.stdout.splitlines() if l]
+    # work tree changes not committed yet count too
+    res2 = subprocess.run(["git", "-C", root, "status", "--porcelain", "--no-renames"], capture_output=True, text=True, timeout=120)
+    for l in res2.stdout.splitlines():
+        if len(l) > 3:
+            files.append(l[3:])
+    return sorted(set(files))
+
+
+def cmd_check(args) -> int:
+    from .api import CheckError, check, repo_root
+    from .report import render
+    from .rules import RULES
+
+    paths = args.paths or ["."]
+    target = parse_target(args.ocp)
+    changed = changed_since(args.changed_since, repo_root(paths)) if getattr(args, "changed_since", None) else None
+    try:
+        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changed=changed)
+    except CheckError as e:
+        raise Usage(str(e))
+    out = render(args.format, res.report, res.findings, RULES)
+    sys.stdout.write(out)
+    if args.format == "github":
+        from .report.markdown import summary
+
+        step = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step:
+            with open(step, "a", encoding="utf-8") as fh:
+                fh.write(summary(res.report, res.findings))
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(out)
+        except OSError as e:
+            raise Usage(f"--output {args.output}: {e.strerror}")
+    return res.exit_code

@@ -1,0 +1,181 @@
+""".olm-check.yaml: severity overrides, disabled rules, per-path overrides, extra OCP releases,
+limits. Validated strictly: a mistake in it is a usage error (exit 2) with a clear message.
+
+```yaml
+profile: community            # community | certified | operatorhub | minimal
+fail_on: error                # error | warning | info | never
+rules:                        # per rule id: error | warning | info | off
+  csv-categories: off
+paths:                        # per-path overrides (glob on repository-relative paths)
+  - path: "operators/legacy-*/**"
+    rules: {removed-api: warning}
+ocp_releases:                 # add or override OpenShift releases (ocp.yaml format)
+  - {ocp: "4.24", kube: "1.37", ga: false}
+apis:                         # extra removed/introduced API entries (apis.yaml format)
+  removed: []
+limits: {max_file_mib: 16, max_depth: 64, max_alias_nodes: 100000}
+categories: [...]             # the allowed CSV categories (replaces the standard set)
+catalogsource_schema: legacy  # legacy | proposed
+```
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+import yaml
+
+from .yamlload import Limits
+
+SEVERITY_VALUES = ("error", "warning", "info", "off")
+FAIL_ON = ("error", "warning", "info", "never")
+KNOWN_KEYS = {"profile", "fail_on", "rules", "paths", "ocp_releases", "apis", "limits", "categories",
+              "catalogsource_schema", "options"}
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass
+class Config:
+    path: Optional[str] = None
+    profile: Optional[str] = None
+    fail_on: Optional[str] = None
+    rules: dict = field(default_factory=dict)
+    paths: list = field(default_factory=list)  # [(glob, {rule: severity})]
+    ocp_releases: list = field(default_factory=list)
+    apis: dict = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    categories: Optional[list] = None
+    catalogsource_schema: str = "legacy"
+    options: dict = field(default_factory=dict)  # free-form per-rule options
+
+    def severity_override(self, rule_id: str, path: str) -> Optional[str]:
+        sev = None
+        for glob, rules in self.paths:
+            if rule_id in rules and _match(path, glob):
+                sev = rules[rule_id]
+        if sev is not None:
+            return sev
+        return self.rules.get(rule_id)
+
+    def signature(self) -> str:
+        import json
+
+        return json.dumps({
+            "profile": self.profile, "rules": self.rules, "paths": self.paths, "ocp": self.ocp_releases,
+            "apis": self.apis, "limits": vars(self.limits), "categories": self.categories,
+            "cs": self.catalogsource_schema, "options": self.options,
+        }, sort_keys=True, default=str)
+
+
+def _match(path: str, glob: str) -> bool:
+    glob = glob.rstrip("/")
+    if fnmatch.fnmatchcase(path, glob):
+        return True
+    if glob.endswith("/**"):
+        base = glob[:-3]
+        return fnmatch.fnmatchcase(path, base) or fnmatch.fnmatchcase(path, base + "/*")
+    return fnmatch.fnmatchcase(path, glob + "/*")
+
+
+def load_config(path: Optional[str], required: bool = False) -> Config:
+    if path is None:
+        return Config()
+    if not os.path.exists(path):
+        if required:
+            raise ConfigError(f"config file {path} does not exist")
+        return Config()
+    try:
+        with open(path, "rb") as fh:
+            data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read: {e.strerror}") from None
+    return parse_config(data, path)
+
+
+def parse_config(data, path: str = ".olm-check.yaml") -> Config:
+    from .rules import PROFILES, RULES, load_all
+
+    load_all()
+    cfg = Config(path=path)
+    if data is None:
+        return cfg
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a mapping of settings")
+    unknown = set(data) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}; known: {', '.join(sorted(KNOWN_KEYS))}")
+    if "profile" in data:
+        if data["profile"] not in PROFILES:
+            raise ConfigError(f"{path}: profile must be one of {', '.join(PROFILES)}")
+        cfg.profile = data["profile"]
+    if "fail_on" in data:
+        if data["fail_on"] not in FAIL_ON:
+            raise ConfigError(f"{path}: fail_on must be one of {', '.join(FAIL_ON)}")
+        cfg.fail_on = data["fail_on"]
+
+    def rule_map(m, where):
+        if not isinstance(m, dict):
+            raise ConfigError(f"{path}: {where} must map rule ids to error|warning|info|off")
+        out = {}
+        for k, v in m.items():
+            if v is False:
+                v = "off"
+            if k not in RULES:
+                raise ConfigError(f"{path}: {where}: unknown rule id '{k}' (see `olm-check rules`)")
+            if v not in SEVERITY_VALUES:
+                raise ConfigError(f"{path}: {where}: {k} must be one of {', '.join(SEVERITY_VALUES)}")
+            out[k] = v
+        return out
+
+    cfg.rules = rule_map(data.get("rules") or {}, "rules")
+    for i, entry in enumerate(data.get("paths") or []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            raise ConfigError(f"{path}: paths[{i}] needs a 'path' glob and 'rules'")
+        cfg.paths.append((entry["path"], rule_map(entry.get("rules") or {}, f"paths[{i}].rules")))
+    for i, r in enumerate(data.get("ocp_releases") or []):
+        if not isinstance(r, dict) or "ocp" not in r or "kube" not in r:
+            raise ConfigError(f"{path}: ocp_releases[{i}] needs 'ocp' and 'kube', e.g. {{ocp: \"4.24\", kube: \"1.37\", ga: false}}")
+        for k in ("ocp", "kube"):
+            if not isinstance(r[k], str) or not _is_minor(r[k]):
+                raise ConfigError(f"{path}: ocp_releases[{i}].{k} must be a quoted 'major.minor' string such as \"4.24\" (unquoted 4.20 reads as 4.2)")
+        cfg.ocp_releases.append({"ocp": r["ocp"], "kube": r["kube"], "ga": bool(r.get("ga", True))})
+    apis = data.get("apis") or {}
+    if not isinstance(apis, dict):
+        raise ConfigError(f"{path}: apis must be a mapping with 'removed' and/or 'introduced' lists")
+    cfg.apis = apis
+    lim = data.get("limits") or {}
+    if not isinstance(lim, dict):
+        raise ConfigError(f"{path}: limits must be a mapping")
+    for k, v in lim.items():
+        if k not in ("max_file_mib", "max_depth", "max_alias_nodes") or not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            raise ConfigError(f"{path}: limits.{k}: expected max_file_mib, max_depth or max_alias_nodes with a positive whole number")
+    cfg.limits = Limits(
+        max_file_bytes=int(lim.get("max_file_mib", Limits.max_file_bytes // 1048576)) * 1048576,
+        max_depth=int(lim.get("max_depth", Limits.max_depth)),
+        max_alias_nodes=int(lim.get("max_alias_nodes", Limits.max_alias_nodes)),
+    )
+    if "categories" in data:
+        if not isinstance(data["categories"], list) or not all(isinstance(c, str) for c in data["categories"]):
+            raise ConfigError(f"{path}: categories must be a list of strings")
+        cfg.categories = data["categories"]
+    if "catalogsource_schema" in data:
+        if data["catalogsource_schema"] not in ("legacy", "proposed"):
+            raise ConfigError(f"{path}: catalogsource_schema must be 'legacy' or 'proposed'")
+        cfg.catalogsource_schema = data["catalogsource_schema"]
+    opts = data.get("options") or {}
+    if not isinstance(opts, dict):
+        raise ConfigError(f"{path}: options must be a mapping of rule id to its options")
+    cfg.options = opts
+    return cfg
+
+
+def _is_minor(s: str) -> bool:
+    parts = s.split(".")
+    return len(parts) == 2 and all(p.isdigit() for p in parts)

@@ -1,0 +1,160 @@
+"""Paths -> the bundles, operators, catalogs and CatalogSource manifests to check.
+
+Given a bundle dir, an operator dir (``operators/<name>/`` with version dirs), a catalog
+repository root (``operators/`` and/or ``catalogs/``) or any other directory (walked for
+bundle dirs), build a ``Repository`` with every bundle loaded. Half-formed bundle dirs are
+loaded too (rules report them); YAML files outside bundles are scanned for CatalogSource
+manifests.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from .load import Reader, YAML_SUFFIXES, display_base_for, git_toplevel, load_bundle, looks_like_bundle
+from .model import Manifest, Operator, Repository
+from .yamlload import Limits
+
+SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".github"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def _is_operator_dir(path: str) -> bool:
+    if os.path.isfile(os.path.join(path, "ci.yaml")):
+        return True
+    try:
+        subs = [e for e in os.scandir(path) if e.is_dir() and not e.name.startswith(".")]
+    except OSError:
+        return False
+    return bool(subs) and any(looks_like_bundle(e.path) for e in subs)
+
+
+def find_bundle_dirs(path: str) -> list:
+    """Bundle directories under ``path`` (``path`` itself if it is one). A bundle dir has a
+    manifests/ or metadata/ directory; the walk does not descend into bundles."""
+    if looks_like_bundle(path):
+        return [path]
+    out = []
+    for dirpath, dirnames, _files in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        if dirpath != path and looks_like_bundle(dirpath):
+            out.append(dirpath)
+            dirnames[:] = []
+            continue
+        # catalogs/ holds FBC, never bundles
+        if os.path.basename(dirpath) == "catalogs" and os.path.isdir(os.path.join(dirpath, "..", "operators")):
+            dirnames[:] = []
+    return out
+
+
+def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None) -> Repository:
+    """Load everything under ``paths``. ``changed`` (display paths) limits which bundles are
+    checked; every bundle is still loaded as context when the root is a catalog repository."""
+    if not paths:
+        paths = ["."]
+    for p in paths:
+        if not os.path.exists(p):
+            raise UsageError(f"{p}: no such file or directory")
+    abs_paths = [os.path.abspath(p) for p in paths]
+    base = display_base_for(paths)
+    top = git_toplevel(abs_paths[0])
+    root = top or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
+    repo = Repository(root=root)
+    # the checked tree: symlinks may not leave it
+    tree = top or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
+    reader = Reader(tree, base, limits)
+    repo.extra["reader"] = reader
+
+    bundle_dirs: list = []
+    loose: list = []
+    for p in abs_paths:
+        if os.path.isfile(p):
+            # a file: the bundle it belongs to, or a loose manifest
+            b = _owning_bundle(p)
+            if b is not None:
+                bundle_dirs.append(b)
+            else:
+                loose.append(p)
+            continue
+        if os.path.isdir(os.path.join(p, "operators")):
+            repo.is_catalog_repo = True
+        bundle_dirs += find_bundle_dirs(p)
+        loose += _loose_yaml(p)
+
+    seen = set()
+    for d in bundle_dirs:
+        if d in seen:
+            continue
+        seen.add(d)
+        b = load_bundle(reader, d)
+        parent = os.path.dirname(d)
+        if os.path.basename(os.path.dirname(parent)) == "operators":
+            b.operator = os.path.basename(parent)
+            b.version_dir = os.path.basename(d)
+            op = repo.operators.get(b.operator)
+            if op is None:
+                op = Operator(b.operator, parent, reader.rel(parent))
+                ci = os.path.join(parent, "ci.yaml")
+                if os.path.isfile(ci):
+                    op.ci_file = reader.yaml_file(ci, skip=False)
+                repo.operators[b.operator] = op
+            op.bundles.append(b)
+            repo.is_catalog_repo = True
+        repo.bundles.append(b)
+    for f in sorted(set(loose)):
+        sf = _catalogsource_candidate(reader, f)
+        if sf is None:
+            continue
+        repo.loose_files.append(sf)
+        for i, doc in enumerate(sf.documents):
+            if doc is not None and doc.get("kind") is not None and getattr(doc.get("kind"), "value", None) == "CatalogSource":
+                repo.catalog_sources.append(Manifest(file=sf, index=i, root=doc))
+    if changed is not None:
+        repo.changed_files = list(changed)
+        repo.checked = [b.rel for b in repo.bundles if any(c == b.rel or c.startswith(b.rel + "/") for c in changed)]
+        if not repo.checked:
+            repo.checked = ["\0none"]  # nothing touched: check nothing, report nothing
+    return repo
+
+
+def _owning_bundle(path: str) -> Optional[str]:
+    d = os.path.dirname(path)
+    for _ in range(3):
+        if looks_like_bundle(d):
+            return d
+        d = os.path.dirname(d)
+    return None
+
+
+def _loose_yaml(path: str) -> list:
+    """YAML files outside bundle dirs, catalogs/ and hidden dirs (CatalogSource candidates)."""
+    out = []
+    for dirpath, dirnames, files in os.walk(path):
+        keep = []
+        for d in sorted(dirnames):
+            full = os.path.join(dirpath, d)
+            if d in SKIP_DIRS or d.startswith(".") or looks_like_bundle(full):
+                continue
+            if d in ("catalogs", "operators") and dirpath == path:
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for f in files:
+            if f.endswith(YAML_SUFFIXES[:2]):
+                out.append(os.path.join(dirpath, f))
+    return out
+
+
+def _catalogsource_candidate(reader: Reader, path: str):
+    """Parse a loose YAML file only if it may hold a CatalogSource (cheap text test first)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(reader.limits.max_file_bytes + 1)
+    except OSError:
+        return None
+    if b"CatalogSource" not in head:
+        return None
+    return reader.yaml_file(path, skip=False)

@@ -1,0 +1,74 @@
+"""The one thing every part of olm-check passes around: a finding."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+SEVERITIES = ("error", "warning", "info")
+SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 99}
+
+
+@dataclass
+class Fix:
+    """A machine-applicable fix: replace the whole of ``line`` with ``replacement``.
+
+    ``replacement`` may hold several lines (joined by newlines) or be empty to delete the
+    line. GitHub suggestion blocks are made from it.
+    """
+
+    line: int
+    replacement: str
+    description: str = ""
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "replacement": self.replacement, "description": self.description}
+
+
+@dataclass
+class Finding:
+    rule: str
+    message: str
+    path: str  # display path (repository-relative where possible)
+    line: int = 1
+    column: int = 1
+    severity: Optional[str] = None  # None: the rule's effective severity decides
+    ocp_versions: list = field(default_factory=list)
+    bundle: Optional[str] = None
+    fix: Optional[Fix] = None
+
+    def sort_key(self):
+        return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)
+
+    def fingerprint(self) -> str:
+        """Stable identity of a finding across runs (line numbers excluded on purpose:
+        an edit above a finding must not make it look new)."""
+        import hashlib
+
+        h = hashlib.sha256()
+        for part in (self.rule, self.path, self.message):
+            h.update(part.encode("utf-8", "replace"))
+            h.update(b"\0")
+        return h.hexdigest()[:16]
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "ocp_versions": list(self.ocp_versions),
+            "bundle": self.bundle,
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Finding":
+        fx = d.get("fix")
+        return cls(
+            rule=d["rule"], message=d["message"], path=d["path"], line=d.get("line", 1),
+            column=d.get("column", 1), severity=d.get("severity"),
+            ocp_versions=list(d.get("ocp_versions") or []), bundle=d.get("bundle"),
+            fix=Fix(fx["line"], fx["replacement"], fx.get("description", "")) if fx else None,
+        )

@@ -1,0 +1,233 @@
+"""Files on disk -> model. The only module (with ``discover``) that reads the checked tree.
+
+Safety: nothing outside the checked tree is read (symlinks that leave it are refused),
+binary and non-UTF-8 files are refused, sizes, nesting and aliases are limited; each refusal
+is a ``yaml-limits`` problem on the file and loading goes on.
+"""
+from __future__ import annotations
+
+import io
+import os
+import stat
+from typing import Optional
+
+from .model import Bundle, DockerLabel, Dockerfile, Manifest, SourceFile
+from .nodes import Mapping
+from .yamlload import Limits, Problem, decode, parse
+
+# Keys whose values no rule reads: parsed and checked, but not built into nodes.
+SKIP_KEYS = frozenset({"openAPIV3Schema"})
+YAML_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class Reader:
+    """Reads files below ``root`` with the safety rules; one per run."""
+
+    def __init__(self, root: str, display_base: str, limits: Optional[Limits] = None,
+                 skip_keys: frozenset = SKIP_KEYS, keep_raw: bool = True):
+        self.root = os.path.realpath(root)
+        self.display_base = display_base
+        self.limits = limits or Limits()
+        self.skip_keys = skip_keys
+        self.keep_raw = keep_raw
+
+    def rel(self, path: str) -> str:
+        r = os.path.relpath(path, self.display_base)
+        if r.startswith(".." + os.sep) and not os.path.isabs(path):
+            return path
+        return r.replace(os.sep, "/")
+
+    def inside(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
+
+    def read_bytes(self, path: str, sf: SourceFile) -> Optional[bytes]:
+        """The file's bytes, or None with a problem recorded on ``sf``."""
+        try:
+            st = os.lstat(path)
+        except OSError as e:
+            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})."))
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            target = os.readlink(path)
+            if not self.inside(path):
+                sf.problems.append(Problem(
+                    "yaml-limits", 1, 1,
+                    f"this is a symbolic link to '{target}', outside the checked tree; olm-check does not follow "
+                    "it (a bundle image is built from the files themselves, and reading outside the tree is unsafe). "
+                    "Replace the link with the file's content."))
+                return None
+            try:
+                st = os.stat(path)
+            except OSError:
+                sf.problems.append(Problem("yaml-limits", 1, 1, f"this symbolic link to '{target}' is broken. Remove it or replace it with the file."))
+                return None
+        if not stat.S_ISREG(st.st_mode):
+            sf.problems.append(Problem("yaml-limits", 1, 1, "this is not a regular file (a device, socket or pipe); olm-check does not read it. Remove it."))
+            return None
+        sf.size = st.st_size
+        if st.st_size > self.limits.max_file_bytes:
+            sf.problems.append(Problem(
+                "yaml-limits", 1, 1,
+                f"the file is {st.st_size / 1048576:.1f} MiB, over olm-check's limit of "
+                f"{self.limits.max_file_bytes / 1048576:.0f} MiB (a whole bundle must stay under 1 MiB compressed "
+                "to fit in a catalog). Split or shrink it; raise limits.max_file_mib in .olm-check.yaml if it is genuine."))
+            return None
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(self.limits.max_file_bytes + 1)
+        except OSError as e:
+            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})."))
+            return None
+
+    def yaml_file(self, path: str, skip: bool = True) -> SourceFile:
+        sf = SourceFile(path=path, rel=self.rel(path))
+        data = self.read_bytes(path, sf)
+        if data is None:
+            return sf
+        if self.keep_raw:
+            sf.raw = data
+        text, problem = decode(data)
+        if problem is not None:
+            sf.problems.append(problem)
+            return sf
+        sf.text = text
+        docs, problems = parse(text, self.limits, self.skip_keys if skip else frozenset())
+        sf.documents = docs
+        sf.problems.extend(problems)
+        return sf
+
+    def text_file(self, path: str) -> SourceFile:
+        sf = SourceFile(path=path, rel=self.rel(path))
+        data = self.read_bytes(path, sf)
+        if data is None:
+            return sf
+        if self.keep_raw:
+            sf.raw = data
+        text, problem = decode(data)
+        if problem is not None:
+            sf.problems.append(problem)
+        else:
+            sf.text = text
+        return sf
+
+    def dockerfile(self, path: str) -> Dockerfile:
+        sf = self.text_file(path)
+        df = Dockerfile(file=sf)
+        if sf.text is None:
+            return df
+        try:
+            from dockerfile_parse import DockerfileParser
+            from dockerfile_parse.util import extract_key_values
+
+            parser = DockerfileParser(fileobj=io.BytesIO(sf.text.encode("utf-8")), cache_content=True)
+            structure = parser.structure
+        except Exception as e:  # dockerfile-parse raises plain exceptions on odd input
+            df.problems.append(Problem("bundle-layout", 1, 1, f"the Dockerfile cannot be parsed ({e})."))
+            return df
+        lines = sf.text.split("\n")
+        for ins in structure:
+            if ins.get("instruction") != "LABEL":
+                continue
+            try:
+                pairs = extract_key_values(False, {}, {}, ins.get("value", ""))
+            except Exception as e:
+                df.problems.append(Problem("bundle-layout", ins["startline"] + 1, 1, f"this LABEL cannot be parsed ({e})."))
+                continue
+            for key, value in pairs:
+                line, col = ins["startline"] + 1, 1
+                for n in range(ins["startline"], ins["endline"] + 1):
+                    if n < len(lines):
+                        c = lines[n].find(key)
+                        if c >= 0:
+                            line, col = n + 1, c + 1
+                            break
+                df.labels[key] = DockerLabel(key, value, line, col)
+        return df
+
+
+def _entries(path: str) -> list:
+    try:
+        with os.scandir(path) as it:
+            return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def load_bundle(reader: Reader, path: str) -> Bundle:
+    """Read one bundle directory (registry+v1, k8s+v1/plain, or half of one)."""
+    b = Bundle(path=path, rel=reader.rel(path))
+    manifests_dir = os.path.join(path, "manifests")
+    metadata_dir = os.path.join(path, "metadata")
+
+    if os.path.isdir(metadata_dir):
+        for e in _entries(metadata_dir):
+            fp = e.path
+            if e.is_dir(follow_symlinks=False):
+                continue
+            if e.name.endswith(YAML_SUFFIXES) or e.is_symlink():
+                sf = reader.yaml_file(fp, skip=False)
+                b.metadata_files.append(sf)
+                b.files.append(sf)
+                if e.name in ("annotations.yaml", "annotations.yml"):
+                    b.annotations_file = sf
+                elif e.name in ("properties.yaml", "properties.yml"):
+                    b.properties_file = sf
+    if b.annotations_file is not None and b.annotations_file.documents:
+        doc = b.annotations_file.documents[0]
+        ann = doc.get("annotations") if isinstance(doc, Mapping) else None
+        if isinstance(ann, Mapping):
+            b.annotations = ann
+            mt = ann.str("operators.operatorframework.io.bundle.mediatype.v1")
+            b.mediatype = mt
+
+    if os.path.isdir(manifests_dir):
+        for e in _entries(manifests_dir):
+            if e.is_dir(follow_symlinks=False):
+                b.layout_problems.append((reader.rel(e.path), "a directory inside manifests/: OLM reads only the files directly in manifests/, so everything in this directory is ignored. Move its files up into manifests/."))
+                continue
+            sf = reader.yaml_file(e.path)
+            b.manifest_files.append(sf)
+            b.files.append(sf)
+            for i, doc in enumerate(sf.documents):
+                if doc is None:
+                    continue
+                b.manifests.append(Manifest(file=sf, index=i, root=doc))
+
+    for name in ("bundle.Dockerfile", "Dockerfile"):
+        fp = os.path.join(path, name)
+        if os.path.lexists(fp):
+            b.dockerfile = reader.dockerfile(fp)
+            b.files.append(b.dockerfile.file)
+            break
+    return b
+
+
+def looks_like_bundle(path: str) -> bool:
+    return os.path.isdir(os.path.join(path, "manifests")) or os.path.isdir(os.path.join(path, "metadata"))
+
+
+def git_toplevel(path: str) -> Optional[str]:
+    p = os.path.abspath(path)
+    if os.path.isfile(p):
+        p = os.path.dirname(p)
+    while True:
+        if os.path.exists(os.path.join(p, ".git")):
+            return p
+        parent = os.path.dirname(p)
+        if parent == p:
+            return None
+        p = parent
+
+
+def display_base_for(paths: list) -> str:
+    """Where display paths are relative to: the git work tree, else the current directory
+    when the paths are below it, else the common parent (paths stay as given)."""
+    first = os.path.abspath(paths[0]) if paths else os.getcwd()
+    top = git_toplevel(first)
+    if top is not None:
+        return top
+    cwd = os.getcwd()
+    if all(os.path.abspath(p) == cwd or os.path.abspath(p).startswith(cwd.rstrip(os.sep) + os.sep) for p in paths):
+        return cwd
+    return cwd

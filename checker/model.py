@@ -1,0 +1,219 @@
+"""The model rules read: files with positioned documents, manifests, bundles, repositories.
+
+Built by ``checker.load``; read (never changed, never re-read from disk) by rules.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+from .nodes import Mapping, Node, Scalar, Sequence
+from .yamlload import Problem
+
+REGISTRY_V1 = "registry+v1"
+PLAIN_V0 = "plain+v0"  # spelled in older proposals
+K8S_V1 = "k8s+v1"
+
+
+@dataclass
+class SourceFile:
+    """One file of the checked tree as read from disk."""
+
+    path: str  # absolute path on disk
+    rel: str  # display path (repository-relative where possible)
+    text: Optional[str] = None  # decoded text (None when refused)
+    documents: list = field(default_factory=list)  # root nodes, None for empty documents
+    problems: list = field(default_factory=list)  # yamlload.Problem
+    size: int = 0
+    raw: Optional[bytes] = None  # file bytes (kept for bundle-size), None when not read
+
+    @property
+    def readable(self) -> bool:
+        """True when the whole file parsed (rules may trust 'absent' means absent)."""
+        return self.text is not None and not any(p.rule in ("yaml-syntax", "yaml-limits") for p in self.problems)
+
+    def line_text(self, line: int) -> str:
+        if self.text is None or line < 1:
+            return ""
+        lines = self._lines()
+        return lines[line - 1] if line <= len(lines) else ""
+
+    def _lines(self) -> list:
+        cached = getattr(self, "_line_cache", None)
+        if cached is None:
+            cached = self.text.split("\n") if self.text is not None else []
+            object.__setattr__(self, "_line_cache", cached)
+        return cached
+
+
+@dataclass
+class Manifest:
+    """One Kubernetes object: a document of a manifest file."""
+
+    file: SourceFile
+    index: int  # document index in the file
+    root: Node  # usually a Mapping; anything else is reported by manifest-invalid
+
+    @property
+    def api_version(self) -> Optional[str]:
+        return self.root.str("apiVersion") if isinstance(self.root, Mapping) else None
+
+    @property
+    def kind(self) -> Optional[str]:
+        return self.root.str("kind") if isinstance(self.root, Mapping) else None
+
+    @property
+    def metadata(self) -> Optional[Mapping]:
+        m = self.root.get("metadata") if isinstance(self.root, Mapping) else None
+        return m if isinstance(m, Mapping) else None
+
+    @property
+    def name(self) -> Optional[str]:
+        m = self.metadata
+        return m.str("name") if m is not None else None
+
+    @property
+    def group(self) -> str:
+        av = self.api_version or ""
+        return av.split("/", 1)[0] if "/" in av else ""
+
+    @property
+    def version(self) -> str:
+        av = self.api_version or ""
+        return av.split("/", 1)[1] if "/" in av else av
+
+    def annotations(self) -> Optional[Mapping]:
+        m = self.metadata
+        a = m.get("annotations") if m is not None else None
+        return a if isinstance(a, Mapping) else None
+
+    def annotation(self, key: str) -> Optional[Scalar]:
+        a = self.annotations()
+        v = a.get(key) if a is not None else None
+        return v if isinstance(v, Scalar) else None
+
+    def spec(self) -> Optional[Mapping]:
+        s = self.root.get("spec") if isinstance(self.root, Mapping) else None
+        return s if isinstance(s, Mapping) else None
+
+
+@dataclass
+class DockerLabel:
+    key: str
+    value: str
+    line: int
+    column: int
+
+
+@dataclass
+class Dockerfile:
+    file: SourceFile
+    labels: dict = field(default_factory=dict)  # key -> DockerLabel (last wins, as docker does)
+    problems: list = field(default_factory=list)
+
+
+@dataclass
+class VersionInfo:
+    """What a bundle declares about the OpenShift/Kubernetes releases it targets, and what
+    olm-check derived from it (filled by ``checker.versions.analyse``)."""
+
+    label: Optional[str] = None  # com.redhat.openshift.versions as written (annotations.yaml)
+    label_node: Optional[Node] = None
+    label_parsed: Any = None  # versions.LabelRange
+    max_ocp: Optional[str] = None  # normalised "4.8"
+    max_ocp_decls: list = field(default_factory=list)  # versions.MaxDecl
+    min_kube: Optional[str] = None
+    min_kube_node: Optional[Node] = None
+    ocp_versions: list = field(default_factory=list)  # releases whose catalogs include it
+    ocp_installable: list = field(default_factory=list)
+    explicit_target: bool = False  # --ocp given
+    no_constraints: bool = False
+    publication_source: str = "label"  # label | catalogs | all-known | target
+
+
+@dataclass
+class Bundle:
+    path: str  # absolute directory
+    rel: str  # display path
+    mediatype: Optional[str] = None
+    annotations_file: Optional[SourceFile] = None
+    annotations: Optional[Mapping] = None  # the `annotations:` mapping of annotations.yaml
+    dockerfile: Optional[Dockerfile] = None
+    properties_file: Optional[SourceFile] = None  # metadata/properties.yaml
+    files: list = field(default_factory=list)  # every SourceFile read for this bundle
+    manifests: list = field(default_factory=list)  # Manifest, from manifests/
+    manifest_files: list = field(default_factory=list)  # SourceFile under manifests/
+    metadata_files: list = field(default_factory=list)
+    layout_problems: list = field(default_factory=list)  # (file rel or dir rel, message)
+    operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
+    version_dir: Optional[str] = None
+    versions: VersionInfo = field(default_factory=VersionInfo)
+    extra: dict = field(default_factory=dict)  # room for rule families' derived data
+
+    def sub(self, *parts: str) -> str:
+        """Display path of something inside the bundle directory."""
+        import posixpath
+
+        return posixpath.normpath(posixpath.join(self.rel, *parts))
+
+    @property
+    def csvs(self) -> list:
+        return [m for m in self.manifests if m.kind == "ClusterServiceVersion"]
+
+    @property
+    def csv(self) -> Optional[Manifest]:
+        c = self.csvs
+        return c[0] if len(c) == 1 else None
+
+    @property
+    def crds(self) -> list:
+        return [m for m in self.manifests if m.kind == "CustomResourceDefinition"]
+
+    def annotation(self, key: str) -> Optional[Scalar]:
+        v = self.annotations.get(key) if self.annotations is not None else None
+        return v if isinstance(v, Scalar) else None
+
+    @property
+    def package(self) -> Optional[str]:
+        v = self.annotation("operators.operatorframework.io.bundle.package.v1")
+        return v.value if v is not None and isinstance(v.value, str) else None
+
+    @property
+    def csv_name(self) -> Optional[str]:
+        c = self.csv
+        return c.name if c is not None else None
+
+    @property
+    def readable(self) -> bool:
+        return all(f.readable for f in self.manifest_files)
+
+
+@dataclass
+class Operator:
+    """operators/<name>/ in a catalog repository."""
+
+    name: str
+    path: str
+    rel: str
+    bundles: list = field(default_factory=list)
+    ci_file: Optional[SourceFile] = None
+
+
+@dataclass
+class Repository:
+    """What was checked: its root, bundles, loose manifests, catalog-repository parts."""
+
+    root: str
+    bundles: list = field(default_factory=list)  # every bundle found (checked or context)
+    checked: list = field(default_factory=list)  # bundle rel paths to report on (None: all)
+    operators: dict = field(default_factory=dict)  # name -> Operator
+    catalog_sources: list = field(default_factory=list)  # Manifest
+    loose_files: list = field(default_factory=list)  # SourceFile outside bundles that were read
+    catalogs: dict = field(default_factory=dict)  # "4.16" -> {operator: SourceFile}
+    problems: list = field(default_factory=list)  # Findings made while finding things
+    is_catalog_repo: bool = False
+    changed_files: Optional[list] = None  # for --changed-since / PR mode (display paths)
+    extra: dict = field(default_factory=dict)
+
+    def iter_bundles(self) -> Iterator[Bundle]:
+        return iter(self.bundles)

@@ -1,0 +1,42 @@
+"""Findings -> reports. Reporters know nothing of rules' internals or of GitHub's API."""
+from __future__ import annotations
+
+from .. import TOOL_NAME, __version__
+
+
+def bundle_entry(b) -> dict:
+    vi = b.versions
+    return {
+        "path": b.rel,
+        "package": b.package,
+        "csv": b.csv_name,
+        "mediatype": b.mediatype,
+        "ocp_label": vi.label,
+        "ocp_versions": list(vi.ocp_versions),
+        "ocp_installable": list(vi.ocp_installable),
+    }
+
+
+def build(bundles: list, findings: list) -> dict:
+    """The JSON report (the documented contract)."""
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for f in findings:
+        counts[f.severity] = counts.get(f.severity, 0) + 1
+    return {
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "bundles": bundles,
+        "findings": [f.to_json() for f in findings],
+        "summary": {"bundles": len(bundles), "errors": counts["error"], "warnings": counts["warning"], "info": counts["info"]},
+    }
+
+
+def render(fmt: str, report: dict, findings: list, rules: dict) -> str:
+    if fmt == "json":
+        from .jsonfmt import render as r
+    elif fmt == "sarif":
+        from .sarif import render as r
+    elif fmt == "github":
+        from .github import render as r
+    else:
+        from .text import render as r
+    return r(report, findings, rules)

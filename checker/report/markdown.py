@@ -1,0 +1,79 @@
+"""Markdown for people (job summary, PR comment). Bundle-supplied text is made inert: shown
+in code spans or HTML-escaped, so a bundle cannot mention people, inject HTML or links, or
+break a table."""
+from __future__ import annotations
+
+import html
+import re
+
+from .text import _ranges
+
+ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
+
+
+def code(s) -> str:
+    """An inline code span holding ``s`` verbatim (backticks in it handled)."""
+    s = str(s).replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or not s.strip() else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def text(s) -> str:
+    """Prose from a bundle, escaped: no HTML, no @mentions, no autolinks, no table breaks."""
+    s = html.escape(str(s), quote=False)
+    s = s.replace("|", "&#124;").replace("@", "&#64;").replace("\r", " ").replace("\n", " ")
+    s = re.sub(r"([\\`*_{}\[\]<>#+!~])", r"\\\1", s)
+    s = re.sub(r"(?i)\b(https?|ftp)://", lambda m: m.group(1) + ":&#47;&#47;", s)
+    s = re.sub(r"(?i)\bwww\.", "www&#46;", s)
+    return s
+
+
+def summary(report: dict, findings: list, title: str = "olm-check", limit: int = 200) -> str:
+    s = report["summary"]
+    out = [f"## {title}", ""]
+    if not findings:
+        out.append(f"✅ {s['bundles']} bundle(s) checked, no findings.")
+    else:
+        out.append(f"{s['bundles']} bundle(s) checked: **{s['errors']}** error(s), **{s['warnings']}** warning(s), **{s['info']}** info.")
+    out.append("")
+    if report["bundles"]:
+        out.append("| bundle | CSV | label | published to OCP | installable on |")
+        out.append("|---|---|---|---|---|")
+        for b in report["bundles"]:
+            out.append("| {} | {} | {} | {} | {} |".format(
+                code(b["path"]), code(b["csv"] or "?"), code(b["ocp_label"]) if b["ocp_label"] is not None else "none",
+                _ranges(b["ocp_versions"]) or "none", _ranges(b["ocp_installable"]) or "none"))
+        out.append("")
+        table = per_release(report, findings)
+        if table:
+            out.append("| OCP release | errors | warnings |")
+            out.append("|---|---|---|")
+            for rel, (e, w) in table:
+                out.append(f"| {rel} | {e} | {w} |")
+            out.append("")
+    if findings:
+        out.append("| | rule | where | message |")
+        out.append("|---|---|---|---|")
+        for f in findings[:limit]:
+            out.append(f"| {ICON.get(f.severity, '')} {f.severity} | {code(f.rule)} | {code(f'{f.path}:{f.line}')} | {text(f.message)} |")
+        if len(findings) > limit:
+            out.append(f"\n…and {len(findings) - limit} more finding(s); see the JSON report.")
+    return "\n".join(out) + "\n"
+
+
+def per_release(report: dict, findings: list) -> list:
+    """[(release, (errors, warnings))] over every release any checked bundle targets."""
+    rel = set()
+    for b in report["bundles"]:
+        rel.update(b["ocp_versions"])
+    if not rel:
+        return []
+    key = lambda v: tuple(int(x) for x in v.split("."))
+    rows = []
+    for r in sorted(rel, key=key):
+        e = sum(1 for f in findings if f.severity == "error" and (not f.ocp_versions or r in f.ocp_versions))
+        w = sum(1 for f in findings if f.severity == "warning" and (not f.ocp_versions or r in f.ocp_versions))
+        rows.append((r, (e, w)))
+    return rows

@@ -1,0 +1,83 @@
+"""SARIF 2.1.0 for code scanning: one rule entry (with help) per rule id, repo-relative URIs."""
+from __future__ import annotations
+
+import json
+
+from .. import INFORMATION_URI, TOOL_NAME, __version__
+
+LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _name(rule_id: str) -> str:
+    return "".join(p.capitalize() for p in rule_id.split("-"))
+
+
+def _sentence(s: str) -> str:
+    s = s.strip()
+    return s if s.endswith((".", "!", "?")) else s + "."
+
+
+def render(report, findings, rules) -> str:
+    used = sorted({f.rule for f in findings} | set(rules))
+    index = {rid: i for i, rid in enumerate(used)}
+    sarif_rules = []
+    for rid in used:
+        r = rules.get(rid)
+        summary = r.summary if r is not None else "olm-check internal error"
+        explanation = (r.explanation if r is not None and r.explanation else summary)
+        sarif_rules.append({
+            "id": rid,
+            "name": _name(rid),
+            "shortDescription": {"text": _sentence(summary)},
+            "fullDescription": {"text": _sentence(explanation.split("\n\n")[0].replace("\n", " "))},
+            "help": {"text": _sentence(explanation), "markdown": _sentence(explanation)},
+            "helpUri": f"{INFORMATION_URI}/blob/main/docs/rules.md#{rid}",
+            "defaultConfiguration": {"level": LEVEL.get(r.severity if r else "error", "error")},
+            "properties": {"tags": ["olm", r.category if r else "internal"]},
+        })
+    results = []
+    for f in findings:
+        res = {
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": LEVEL.get(f.severity, "error"),
+            "message": {"text": _sentence(f.message)},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": max(1, f.line), "startColumn": max(1, f.column)},
+                }
+            }],
+            "partialFingerprints": {"olmCheckFinding/v1": f.fingerprint()},
+        }
+        props = {}
+        if f.ocp_versions:
+            props["ocpVersions"] = list(f.ocp_versions)
+        if f.bundle:
+            props["bundle"] = f.bundle
+        if props:
+            res["properties"] = props
+        results.append(res)
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": TOOL_NAME,
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": sarif_rules,
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The root of the checked repository."}}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/").lstrip("/"), safe="/-._~")

@@ -1,0 +1,127 @@
+"""The rule registry.
+
+A rule is an id (the contract), a default severity, optional per-profile severities, a
+one-line summary and an explanation (what, why OLM or the catalog cares, how to fix, a bad
+and a good example). Check functions are pure: they read the model and yield findings.
+
+Two ways to add rules:
+
+* ``@rule(...)`` on a function: one id, its docstring is the explanation::
+
+      @rule("csv-missing", "error", "The bundle has no ClusterServiceVersion, or several")
+      def check(bundle, ctx):
+          \"\"\"explanation...\"\"\"
+          yield finding("csv-missing", file, node, "message")
+
+* ``define(...)`` for each id a family produces, plus ``@check("bundle")`` on the one
+  function that yields them (when several ids come out of one analysis).
+
+Scopes: ``bundle`` functions get ``(bundle, ctx)`` for each checked bundle; ``repo``
+functions get ``(repo, ctx)`` once (catalog-wide rules: graphs, FBC, CatalogSources);
+``prepare`` functions run before everything on ``(repo, ctx)`` and may attach derived
+facts to the model's ``extra`` dicts (never findings).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from ..finding import Finding, Fix
+from ..nodes import Node
+
+PROFILES = ("community", "certified", "operatorhub", "minimal")
+CATEGORIES = ("format", "version", "csv", "plain", "catalogsource", "catalog")
+
+
+@dataclass
+class Rule:
+    id: str
+    severity: str  # default severity (the most severe a finding of it can have by default)
+    summary: str
+    explanation: str = ""
+    category: str = "format"
+    profiles: dict = field(default_factory=dict)  # profile -> severity | "off"
+    mixed: bool = False  # yields findings of several severities (e.g. "error / warning")
+
+    def severity_in(self, profile: str) -> Optional[str]:
+        """Default severity under a profile; None when the profile turns the rule off."""
+        if profile == "minimal" and self.category != "format" and "minimal" not in self.profiles:
+            return None
+        s = self.profiles.get(profile, self.severity)
+        return None if s == "off" else s
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "profiles": {p: (self.severity_in(p) or "off") for p in PROFILES},
+            "category": self.category,
+            "summary": self.summary,
+            "explanation": self.explanation,
+        }
+
+
+RULES: dict = {}
+CHECKS: dict = {"prepare": [], "bundle": [], "repo": []}
+
+
+def define(id: str, severity: str, summary: str, explanation: str = "", category: str = "format",
+           profiles: Optional[dict] = None, mixed: bool = False) -> Rule:
+    if id in RULES:
+        raise ValueError(f"rule id {id} defined twice")
+    r = Rule(id, severity, summary, _dedent(explanation), category, dict(profiles or {}), mixed)
+    RULES[id] = r
+    return r
+
+
+def check(scope: str = "bundle") -> Callable:
+    if scope not in CHECKS:
+        raise ValueError(scope)
+
+    def deco(fn):
+        CHECKS[scope].append(fn)
+        return fn
+
+    return deco
+
+
+def rule(id: str, severity: str, summary: str, category: str = "format", scope: str = "bundle",
+         profiles: Optional[dict] = None, mixed: bool = False) -> Callable:
+    def deco(fn):
+        define(id, severity, summary, fn.__doc__ or "", category, profiles, mixed)
+        CHECKS[scope].append(fn)
+        return fn
+
+    return deco
+
+
+def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Optional[str] = None,
+            ocp: Optional[Iterable] = None, fix: Optional[Fix] = None, line: Optional[int] = None,
+            column: Optional[int] = None) -> Finding:
+    """A finding at ``node`` of ``file`` (a SourceFile, or a display path string)."""
+    path = file if isinstance(file, str) else file.rel
+    ln = line if line is not None else (node.line if node is not None else 1)
+    col = column if column is not None else (node.col if node is not None else 1)
+    return Finding(rule=rule_id, message=message, path=path, line=ln, column=col, severity=severity,
+                   ocp_versions=[getattr(r, "ocp", r) for r in (ocp or [])], fix=fix)
+
+
+def _dedent(s: str) -> str:
+    import inspect
+
+    return inspect.cleandoc(s) if s else ""
+
+
+_LOADED = False
+
+
+def load_all() -> dict:
+    """Import every rule module in this package (each registers itself)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            importlib.import_module(f"{__name__}.{m.name}")
+    return RULES

@@ -1,0 +1,437 @@
+"""The OpenShift version engine: releases table, label grammar, maxOpenShiftVersion,
+minKubeVersion, and the releases a bundle is published to and installable on.
+
+Pure functions over data; the tables live in ``checker/data/`` (see versions.md).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Optional
+
+import yaml
+
+from .nodes import Mapping, Node, Scalar, Sequence
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+Ver = tuple  # (major, minor)
+
+
+def vkey(s: str) -> Ver:
+    a, b = s.split(".")[:2]
+    return int(a), int(b)
+
+
+def vstr(v: Ver) -> str:
+    return f"{v[0]}.{v[1]}"
+
+
+@dataclass(frozen=True)
+class Release:
+    ocp: str
+    kube: str
+    ga: bool
+
+    @property
+    def key(self) -> Ver:
+        return vkey(self.ocp)
+
+    @property
+    def kube_key(self) -> Ver:
+        return vkey(self.kube)
+
+    def label(self) -> str:
+        return self.ocp if self.ga else f"{self.ocp} (upcoming)"
+
+
+class OcpTable:
+    def __init__(self, releases: list):
+        self.releases = sorted(releases, key=lambda r: r.key)
+        self.by_ocp = {r.ocp: r for r in self.releases}
+
+    @classmethod
+    def load(cls, extra: Optional[list] = None) -> "OcpTable":
+        rel = {r.ocp: r for r in _builtin_releases()}
+        for e in extra or []:
+            r = Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True)))
+            rel[r.ocp] = r
+        return cls(list(rel.values()))
+
+    @property
+    def first(self) -> Release:
+        return self.releases[0]
+
+    @property
+    def newest(self) -> Release:
+        return self.releases[-1]
+
+    @property
+    def newest_ga(self) -> Release:
+        ga = [r for r in self.releases if r.ga]
+        return ga[-1] if ga else self.releases[-1]
+
+    def get(self, v) -> Optional[Release]:
+        if isinstance(v, tuple):
+            v = vstr(v)
+        return self.by_ocp.get(v)
+
+    def between(self, lo: Optional[Ver], hi: Optional[Ver]) -> list:
+        return [r for r in self.releases if (lo is None or r.key >= lo) and (hi is None or r.key <= hi)]
+
+    def first_with_kube(self, kube: Ver) -> Optional[Release]:
+        for r in self.releases:
+            if r.kube_key >= kube:
+                return r
+        return None
+
+    def signature(self) -> str:
+        return ";".join(f"{r.ocp}={r.kube}{'' if r.ga else '?'}" for r in self.releases)
+
+
+@lru_cache(maxsize=1)
+def _builtin_releases() -> tuple:
+    with open(os.path.join(DATA, "ocp.yaml"), encoding="utf-8") as fh:
+        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return tuple(Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True))) for e in data["releases"])
+
+
+@dataclass(frozen=True)
+class ApiEntry:
+    group: str
+    version: str
+    kinds: tuple
+    deprecated: Optional[Ver]
+    removed: Optional[Ver]
+    use: str
+
+    @property
+    def gv(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+@dataclass(frozen=True)
+class IntroEntry:
+    group: str
+    version: str
+    kinds: tuple
+    since: Ver
+
+
+class ApiTable:
+    def __init__(self, removed: list, introduced: list):
+        self.removed = removed
+        self.introduced = introduced
+        self._by_gvk = {}
+        for e in removed:
+            for k in e.kinds:
+                self._by_gvk[(e.group, e.version, k)] = e
+        self._intro = {}
+        for e in introduced:
+            for k in e.kinds:
+                self._intro[(e.group, e.version, k)] = e
+
+    @classmethod
+    def load(cls, extra: Optional[dict] = None) -> "ApiTable":
+        with open(os.path.join(DATA, "apis.yaml"), encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        extra = extra or {}
+        rem = [_api_entry(e) for e in list(data.get("removed", [])) + list(extra.get("removed", []))]
+        intro = [
+            IntroEntry(str(e["group"]), str(e["version"]), tuple(e["kinds"]), vkey(str(e["since"])))
+            for e in list(data.get("introduced", [])) + list(extra.get("introduced", []))
+        ]
+        return cls(rem, intro)
+
+    def lookup(self, group: str, version: str, kind: str) -> Optional[ApiEntry]:
+        return self._by_gvk.get((group, version, kind))
+
+    def lookup_kind_version(self, kind: str, version: str) -> list:
+        """Entries for a kind+version without a group (CSV owned-CRD `resources`)."""
+        return [e for (g, v, k), e in self._by_gvk.items() if k == kind and v == version]
+
+    def introduced_in(self, group: str, version: str, kind: str) -> Optional[IntroEntry]:
+        return self._intro.get((group, version, kind))
+
+
+def _api_entry(e: dict) -> ApiEntry:
+    return ApiEntry(
+        str(e["group"]), str(e["version"]), tuple(e["kinds"]),
+        vkey(str(e["deprecated"])) if e.get("deprecated") else None,
+        vkey(str(e["removed"])) if e.get("removed") else None,
+        str(e.get("use", "")),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# com.redhat.openshift.versions
+
+LABEL_KEY = "com.redhat.openshift.versions"
+ACCEPTED_FORMS = ("'v4.12' (4.12 and every later release), '=v4.12' (4.12 only), "
+                  "'v4.12-v4.16' (4.12 to 4.16)")
+
+_V = r"(v|V)?(\d+)\.(\d+)"
+_OPEN = re.compile(rf"{_V}")
+_EXACT = re.compile(rf"={_V}")
+_RANGE = re.compile(rf"{_V}-{_V}")
+
+
+@dataclass
+class LabelRange:
+    raw: str
+    lower: Optional[Ver] = None
+    upper: Optional[Ver] = None  # None: open-ended
+    exact: bool = False
+    error: Optional[str] = None  # ocp-versions-syntax message
+    style: list = field(default_factory=list)  # ocp-versions-style messages
+    canonical: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def open_ended(self) -> bool:
+        return self.ok and self.upper is None
+
+    def contains(self, v: Ver) -> bool:
+        if not self.ok:
+            return False
+        if self.lower is not None and v < self.lower:
+            return False
+        if self.upper is not None and v > self.upper:
+            return False
+        return True
+
+    def describe(self) -> str:
+        if not self.ok:
+            return "invalid"
+        lo = vstr(self.lower) if self.lower else "?"
+        if self.exact:
+            return f"{lo} only"
+        if self.upper is None:
+            return f"{lo} and later"
+        return f"{lo} to {vstr(self.upper)}"
+
+
+def parse_label(value, raw: Optional[str] = None) -> LabelRange:
+    """Parse a com.redhat.openshift.versions value (a Python value from YAML or a LABEL).
+
+    ``raw`` is the text as written (to explain YAML numbers such as an unquoted 4.10).
+    """
+    shown = raw if raw is not None else str(value)
+    if not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return LabelRange(shown, error=(
+                f"'{shown}' is not quoted, so YAML reads it as the number {value!s}"
+                + (f" (not {shown})" if str(value) != shown else "")
+                + f" and catalog tooling cannot read it as a version. Quote it and add the 'v': \"v{shown}\"."))
+        return LabelRange(shown, error=f"the value must be a string such as {ACCEPTED_FORMS}; it is {'empty' if value is None else 'not a string'}.")
+    s = value
+    if s == "":
+        return LabelRange(s, error=f"the value is empty. Write one of the accepted forms: {ACCEPTED_FORMS}.")
+    if s != s.strip() or re.search(r"\s", s):
+        return LabelRange(s, error=f"'{s}' contains spaces, which catalog tooling rejects. Write it without spaces, e.g. {_nospace(s)!r}.")
+    if "," in s:
+        if s in ("v4.5,v4.6", "v4.6,v4.5"):
+            return LabelRange(s, lower=(4, 5), canonical="v4.5", style=[
+                f"'{s}' is the legacy comma form, accepted only as 'v4.5,v4.6' and meaning 4.5 and later; write \"v4.5\"."])
+        return LabelRange(s, error=(f"'{s}': a comma list is only accepted as the legacy 'v4.5,v4.6'; any other list keeps the "
+                                    f"bundle out of every catalog. Use a range instead: {ACCEPTED_FORMS}."))
+    out = LabelRange(s)
+    m = _EXACT.fullmatch(s)
+    if m:
+        out.exact = True
+        out.lower = out.upper = (int(m.group(2)), int(m.group(3)))
+        vs = [m.group(1)]
+    else:
+        m = _RANGE.fullmatch(s)
+        if m:
+            out.lower = (int(m.group(2)), int(m.group(3)))
+            out.upper = (int(m.group(5)), int(m.group(6)))
+            vs = [m.group(1), m.group(4)]
+        else:
+            m = _OPEN.fullmatch(s)
+            if m:
+                out.lower = (int(m.group(2)), int(m.group(3)))
+                vs = [m.group(1)]
+            else:
+                out.error = f"'{s}' is not a valid OpenShift version range. Accepted forms: {ACCEPTED_FORMS}."
+                if s.startswith("=") and "-" in s:
+                    out.error = f"'{s}': '=' (this release only) cannot be combined with a range. Write '{s[1:]}' for a range or '{s.split('-')[0]}' for one release."
+                elif s.endswith("-"):
+                    out.error = f"'{s}' has no upper bound after '-'. Write '{s[:-1]}' for that release and every later one, or give the upper bound."
+                return out
+    if "V" in vs:
+        out.error = f"'{s}' uses a capital 'V', which catalog tooling does not accept. Write '{s.replace('V', 'v')}'."
+        return out
+    if out.upper is not None and out.lower is not None and out.lower > out.upper:
+        out.error = f"'{s}': the lower bound {vstr(out.lower)} is above the upper bound {vstr(out.upper)}, so the range is empty. Swap them: 'v{vstr(out.upper)}-v{vstr(out.lower)}'."
+        return out
+    canon = _canonical(out)
+    out.canonical = canon
+    if None in vs:
+        out.style.append(f"'{s}' is accepted by catalog tooling but the documented form has a 'v' before each version: write \"{canon}\".")
+    if out.lower is not None and out.lower[0] < 4:
+        out.style.append(
+            f"'{s}' starts at {vstr(out.lower)}, which is not an OpenShift 4 catalog; bundles are only published to OpenShift 4 "
+            f"catalogs, so only the 4.x part counts. Write the range from the first OpenShift 4 release you support.")
+    return out
+
+
+def _canonical(r: LabelRange) -> str:
+    if r.exact:
+        return f"=v{vstr(r.lower)}"
+    if r.upper is None:
+        return f"v{vstr(r.lower)}"
+    return f"v{vstr(r.lower)}-v{vstr(r.upper)}"
+
+
+def _nospace(s: str) -> str:
+    return re.sub(r"\s+", "", s)
+
+
+def label_releases(r: LabelRange, table: OcpTable) -> list:
+    """Known releases a valid label publishes to."""
+    if not r.ok:
+        return []
+    return [rel for rel in table.releases if r.contains(rel.key)]
+
+
+def label_unknown(r: LabelRange, table: OcpTable) -> list:
+    """Releases the label names that the table does not know (above it, or in 4.x gaps)."""
+    if not r.ok:
+        return []
+    out = []
+    for v in (r.lower, r.upper):
+        if v is not None and v[0] >= 4 and v > table.newest.key and vstr(v) not in out:
+            out.append(vstr(v))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# maxOpenShiftVersion
+
+MAX_TYPE = "olm.maxOpenShiftVersion"
+
+
+@dataclass
+class MaxDecl:
+    """One declaration of olm.maxOpenShiftVersion."""
+
+    where: str  # "csv-olm-properties" | "properties.yaml"
+    file: object  # SourceFile
+    node: Node  # where to point
+    value: object  # python value as declared
+    raw: str
+    version: Optional[Ver] = None  # parsed {major}.{minor}, when usable by OLM
+    error: Optional[str] = None  # OLM refuses it
+    warning: Optional[str] = None  # accepted, but write {major}.{minor}
+
+
+_SEMVER_TOLERANT = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")
+
+
+def parse_max(value, raw: Optional[str] = None) -> tuple:
+    """(version, error, warning) for a maxOpenShiftVersion value, as today's OLM reads it."""
+    shown = raw if raw is not None else json.dumps(value)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None, f"the value {shown} is not a string; write it as a quoted \"{{major}}.{{minor}}\" string, e.g. \"4.8\".", None
+    if isinstance(value, (int, float)):
+        if raw is not None and raw != str(value):
+            what = f"the unquoted {raw} is read as the number {value}"
+        else:
+            what = f"{shown} is a number"
+        return None, (f"{what}; OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
+    s = value.strip()
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        s = s[1:-1]
+    if s == "":
+        return None, "the value is empty; OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor cluster upgrade. Write \"{major}.{minor}\", e.g. \"4.8\".", None
+    m = _SEMVER_TOLERANT.fullmatch(s)
+    if not m:
+        return None, f"'{s}' is not a version OLM can parse; OLM then blocks every minor cluster upgrade. Write \"{{major}}.{{minor}}\", e.g. \"4.8\".", None
+    major, minor, patch, pre, build = m.group(1), m.group(2) or "0", m.group(3), m.group(4), m.group(5)
+    ver = (int(major), int(minor))
+    if patch is not None and int(patch) != 0 or pre:
+        return None, (f"'{s}' names a patch or pre-release; OLM accepts only {{major}}.{{minor}} here, reports the CSV as "
+                      f"invalid and blocks every minor cluster upgrade. Write \"{vstr(ver)}\"."), None
+    if patch is not None or build or s.startswith("v") or m.group(2) is None:
+        return ver, None, f"'{s}' is accepted by today's OLM but the documented form is \"{{major}}.{{minor}}\": write \"{vstr(ver)}\"."
+    return ver, None, None
+
+
+def max_declarations(csv_manifest, properties_file) -> list:
+    """Every olm.maxOpenShiftVersion declaration OLM reads, in the CSV's olm.properties
+    annotation and metadata/properties.yaml. Invalid olm.properties JSON is a declaration
+    with an error (OLM cannot read any property from it)."""
+    out: list = []
+    if csv_manifest is not None:
+        node = csv_manifest.annotation("olm.properties")
+        if node is not None:
+            raw = node.value
+            if not isinstance(raw, str):
+                out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, node.raw,
+                                   error="the olm.properties annotation must be a string holding a JSON list; OLM cannot read it."))
+            else:
+                try:
+                    props = json.loads(raw)
+                except ValueError as e:
+                    if MAX_TYPE in raw:
+                        out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, raw,
+                                           error=f"the olm.properties annotation is not valid JSON ({e.msg} at character {e.pos + 1}); OLM cannot read olm.maxOpenShiftVersion from it and blocks every minor cluster upgrade."))
+                    props = []
+                if isinstance(props, list):
+                    for p in props:
+                        if isinstance(p, dict) and p.get("type") == MAX_TYPE:
+                            v = p.get("value")
+                            d = MaxDecl("csv-olm-properties", csv_manifest.file, node, v, json.dumps(v))
+                            d.version, d.error, d.warning = parse_max(v)
+                            out.append(d)
+    if properties_file is not None and properties_file.documents:
+        doc = properties_file.documents[0]
+        props = doc.get("properties") if isinstance(doc, Mapping) else None
+        if isinstance(props, Sequence):
+            for p in props:
+                if isinstance(p, Mapping) and p.str("type") == MAX_TYPE:
+                    vnode = p.get("value")
+                    if vnode is None:
+                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "", error="the property has no value; write value: \"4.8\" ({major}.{minor}, quoted)."))
+                        continue
+                    if isinstance(vnode, Scalar):
+                        d = MaxDecl("properties.yaml", properties_file, vnode, vnode.value, vnode.raw)
+                        d.version, d.error, d.warning = parse_max(vnode.value, vnode.raw if vnode.style is None else None)
+                    else:
+                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "", error=f"the value is {vnode.type_name()}, not a string; write value: \"4.8\".")
+                    out.append(d)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# minKubeVersion
+
+_STRICT_SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
+
+
+def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
+    """(kube (major, minor), error) as OLM reads spec.minKubeVersion."""
+    shown = raw if raw is not None else str(value)
+    if not isinstance(value, str):
+        return None, (f"minKubeVersion {shown} is not a string; YAML reads it as a number. OLM needs a quoted "
+                      f"'major.minor.patch' version, e.g. \"1.21.0\".")
+    s = value.strip()
+    if s.startswith("v"):
+        s = s[1:]
+    m = _STRICT_SEMVER.fullmatch(s)
+    if not m:
+        hint = ""
+        parts = re.fullmatch(r"(\d+)\.(\d+)", s)
+        if parts:
+            hint = f" Write \"{s}.0\"."
+        hint = hint or ' Write e.g. "1.21.0".'
+        return None, (f"minKubeVersion '{value}' is not a full 'major.minor.patch' version; OLM fails the install with "
+                      f"\"CSV version parsing error\".{hint}")
+    return (int(m.group(1)), int(m.group(2))), None

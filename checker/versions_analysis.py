@@ -1,0 +1,69 @@
+"""Derive a bundle's VersionInfo from the model: the label, maxOpenShiftVersion
+declarations, minKubeVersion, the releases it is published to and installable on.
+
+Runs once per bundle before the rules (``engine.check_bundle``); rules read
+``bundle.versions`` and never recompute it.
+"""
+from __future__ import annotations
+
+from .model import Bundle
+from .nodes import Scalar
+from .versions import LABEL_KEY, label_releases, max_declarations, parse_label, parse_min_kube, vkey
+
+
+def analyse(bundle: Bundle, ctx) -> None:
+    vi = bundle.versions
+    table = ctx.ocp
+    node = bundle.annotation(LABEL_KEY)
+    if node is None and bundle.annotations is not None and LABEL_KEY in bundle.annotations:
+        node = bundle.annotations.get(LABEL_KEY)  # present but not a scalar
+    if node is not None:
+        vi.label_node = node
+        if isinstance(node, Scalar):
+            vi.label = node.raw if node.value is not None else ""
+            vi.label_parsed = parse_label(node.value, node.raw if node.style is None else None)
+        else:
+            vi.label = ""
+            vi.label_parsed = parse_label(None)
+
+    csv = bundle.csv
+    vi.max_ocp_decls = max_declarations(csv, bundle.properties_file)
+    valid = [d.version for d in vi.max_ocp_decls if d.version is not None and d.error is None]
+    vi.max_ocp = "%d.%d" % max(valid) if valid else None
+
+    mk_node = None
+    spec = csv.spec() if csv is not None else None
+    if spec is not None and "minKubeVersion" in spec:
+        mk_node = spec.get("minKubeVersion")
+    elif bundle.extra.get("min_kube_node") is not None:
+        mk_node = bundle.extra["min_kube_node"]
+    min_kube = None
+    if isinstance(mk_node, Scalar) and mk_node.value not in (None, ""):
+        vi.min_kube_node = mk_node
+        min_kube, _err = parse_min_kube(mk_node.value, mk_node.raw)
+        if min_kube is not None:
+            vi.min_kube = "%d.%d" % min_kube
+
+    if ctx.target:
+        published = [table.get(v) for v in ctx.target if table.get(v) is not None]
+        vi.explicit_target = True
+        vi.publication_source = "target"
+    elif bundle.extra.get("catalog_ocp"):
+        published = [table.get(v) for v in bundle.extra["catalog_ocp"] if table.get(v) is not None]
+        vi.publication_source = "catalogs"
+    elif vi.label_parsed is not None and vi.label_parsed.ok:
+        published = label_releases(vi.label_parsed, table)
+        vi.publication_source = "label"
+    else:
+        published = list(table.releases)
+        vi.publication_source = "all-known"
+    vi.no_constraints = vi.label_parsed is None and not vi.max_ocp_decls and vi.min_kube_node is None
+    vi.ocp_versions = [r.ocp for r in published]
+    installable = []
+    for r in published:
+        if vi.max_ocp is not None and r.key > vkey(vi.max_ocp):
+            continue
+        if min_kube is not None and r.kube_key < min_kube:
+            continue
+        installable.append(r.ocp)
+    vi.ocp_installable = installable
