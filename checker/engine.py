@@ -94,9 +94,23 @@ def run(repo: Repository, ctx: Context) -> list:
     findings = list(repo.problems)
     findings += prepare(repo, ctx)
     checked = set(repo.checked) if repo.checked else None
+    from .facts import bundle_facts
+    from .versions_analysis import analyse
+
+    repo.facts = []
     for b in repo.bundles:
-        if checked is None or b.rel in checked:
+        is_checked = checked is None or b.rel in checked
+        if is_checked:
             findings += check_bundle(b, ctx)
+        else:
+            try:
+                analyse(b, ctx)  # context bundles: version facts only
+            except Exception as e:
+                findings.append(_internal(b.rel, analyse, e))
+        try:
+            repo.facts.append(bundle_facts(b, is_checked))
+        except Exception as e:
+            findings.append(_internal(b.rel, bundle_facts, e))
     findings += check_repo(repo, ctx)
     return settle(findings, ctx, _line_lookup(repo))
 

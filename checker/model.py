@@ -213,7 +213,52 @@ class Repository:
     problems: list = field(default_factory=list)  # Findings made while finding things
     is_catalog_repo: bool = False
     changed_files: Optional[list] = None  # for --changed-since / PR mode (display paths)
+    facts: list = field(default_factory=list)  # BundleFacts of every loaded bundle (repo rules read these)
     extra: dict = field(default_factory=dict)
 
     def iter_bundles(self) -> Iterator[Bundle]:
         return iter(self.bundles)
+
+
+@dataclass
+class Pos:
+    """Where something is: display path, 1-based line and column."""
+
+    path: str
+    line: int = 1
+    column: int = 1
+
+
+@dataclass
+class BundleFacts:
+    """The light, picklable summary of a bundle that cross-bundle (repo-scope) rules read:
+    upgrade graph, publication, CRD versions. Computed once per bundle after its own rules
+    ran (``facts.bundle_facts``), so a catalog can be checked bundle by bundle in worker
+    processes without keeping every bundle's manifests in memory."""
+
+    rel: str
+    checked: bool = True  # reported on (False: loaded only as context)
+    operator: Optional[str] = None
+    version_dir: Optional[str] = None
+    package: Optional[str] = None
+    mediatype: Optional[str] = None
+    csv_name: Optional[str] = None
+    csv_pos: Optional[Pos] = None
+    version: Optional[str] = None  # spec.version
+    replaces: Optional[str] = None
+    replaces_pos: Optional[Pos] = None
+    skips: list = field(default_factory=list)  # [(name, Pos)]
+    skip_range: Optional[str] = None
+    skip_range_pos: Optional[Pos] = None
+    channels: list = field(default_factory=list)
+    default_channel: Optional[str] = None
+    annotations_pos: Optional[Pos] = None
+    label: Optional[str] = None
+    label_pos: Optional[Pos] = None
+    ocp_versions: list = field(default_factory=list)
+    ocp_installable: list = field(default_factory=list)
+    max_ocp: Optional[str] = None
+    # CRDs in the bundle: name -> {"served": [versions], "storage": [versions], "pos": Pos}
+    crds: dict = field(default_factory=dict)
+    owned_crds: list = field(default_factory=list)  # [(name, version, kind)]
+    extra: dict = field(default_factory=dict)  # room for rule families (picklable values only)

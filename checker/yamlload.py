@@ -54,6 +54,7 @@ class Problem:
     line: int
     column: int
     message: str
+    severity: Optional[str] = None  # None: the rule's default
 
 
 class _Abort(Exception):
@@ -123,7 +124,7 @@ def _scalar(ev: ScalarEvent) -> Scalar:
 
 
 class _Frame:
-    __slots__ = ("node", "is_map", "key", "keys", "weight", "anchor", "skip", "skip_next")
+    __slots__ = ("node", "is_map", "key", "keys", "weight", "anchor", "skip", "skip_next", "cur", "dup")
 
     def __init__(self, node, is_map, anchor, skip):
         self.node = node  # Mapping/Sequence, or None while skipping
@@ -134,6 +135,8 @@ class _Frame:
         self.anchor = anchor
         self.skip = skip
         self.skip_next = False
+        self.cur = None  # [line, value text] of the key being read
+        self.dup = None  # a repeated key waiting for its value
 
 
 _NO_KEY = object()
@@ -155,7 +158,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
     root: Optional[Node] = None
 
     def attach(frame: Optional[_Frame], node: Optional[Node], weight: int, scalar_ev=None):
-        """Give a finished node (or, when skipping, its weight) to its parent."""
+        """Give a finished node (or, when skipping, its weight) to its parent. ``scalar_ev``
+        is the scalar's event when the thing attached is a scalar that was not built."""
         nonlocal root
         if frame is None:
             root = node
@@ -169,18 +173,16 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                     text_key = scalar_ev.value
                 elif isinstance(node, Scalar):
                     text_key = node.raw
+                frame.cur = None
                 if text_key is not None:
                     prev = frame.keys.get(text_key)
                     if prev is not None:
                         line = (scalar_ev.start_mark.line + 1) if scalar_ev is not None else node.line
                         col = (scalar_ev.start_mark.column + 1) if scalar_ev is not None else node.col
-                        problems.append(Problem(
-                            "yaml-duplicate-key", line, col,
-                            f"the key '{_short(text_key)}' is repeated (first at line {prev}); YAML loaders "
-                            "silently keep only the last value, so the first one is lost. Remove or merge one "
-                            "of them."))
+                        frame.dup = (text_key, line, col, prev)
                     else:
-                        frame.keys[text_key] = (scalar_ev.start_mark.line + 1) if scalar_ev is not None else node.line
+                        frame.cur = [(scalar_ev.start_mark.line + 1) if scalar_ev is not None else node.line, None]
+                        frame.keys[text_key] = frame.cur
                     frame.skip_next = (not frame.skip) and text_key in skip_keys
                 else:
                     frame.skip_next = False
@@ -189,6 +191,24 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 key = frame.key
                 frame.key = None
                 frame.skip_next = False
+                vtext = scalar_ev.value if scalar_ev is not None else (node.raw if isinstance(node, Scalar) else None)
+                if frame.cur is not None:
+                    frame.cur[1] = vtext
+                if frame.dup is not None:
+                    text_key, line, col, prev = frame.dup
+                    frame.dup = None
+                    if vtext is not None and prev[1] == vtext:
+                        problems.append(Problem(
+                            "yaml-duplicate-key", line, col,
+                            f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with the same value; "
+                            "loaders keep one, so nothing is lost today, but the next edit to one copy will be silently "
+                            "ignored. Remove the repeated key.", severity="warning"))
+                    else:
+                        problems.append(Problem(
+                            "yaml-duplicate-key", line, col,
+                            f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with a different value; "
+                            "YAML loaders silently keep only the last one, so the first is lost. Remove or merge one "
+                            "of them."))
                 if frame.node is not None and key is not _NO_KEY and node is not None:
                     if isinstance(key, Scalar) and key.tag == "tag:yaml.org,2002:merge" and key.style is None:
                         _merge(frame.node, node)
@@ -211,7 +231,7 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                         node = Skipped(m.line + 1, m.column + 1, "scalar")
                     if ev.anchor:
                         anchors[ev.anchor] = (node, 1)
-                    attach(parent, node, 1, ev if parent.is_map and parent.key is None else None)
+                    attach(parent, node, 1, ev)
                     continue
                 if parent is not None and parent.skip:
                     # a key inside a skipped mapping: only its text matters (duplicates)

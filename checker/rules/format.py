@@ -25,8 +25,9 @@ define("yaml-syntax", "error", "A file is not valid YAML", """
           displayName: "My operator"
     """)
 
-define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", """
-    What: the same key appears twice in one mapping.
+define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True, explanation="""
+    What: the same key appears twice in one mapping. An error when the two values differ; a
+    warning when they are the same (nothing is lost yet, but an edit to one copy will be).
 
     Why: YAML loaders keep only the last value without a word, so what you see in the first
     place is not what OLM gets (a duplicated `spec:` loses half of the spec).
@@ -61,7 +62,7 @@ def file_problems(files, bundle_rel=None):
     for sf in files:
         for p in sf.problems:
             if p.rule in ("yaml-syntax", "yaml-duplicate-key", "yaml-limits", "bundle-layout"):
-                yield finding(p.rule, sf, None, p.message, line=p.line, column=p.column)
+                yield finding(p.rule, sf, None, p.message, line=p.line, column=p.column, severity=p.severity)
 
 
 @check("bundle")
