@@ -311,7 +311,6 @@ def cut_webhooks(source: dict) -> dict:
 
 def write(path: Path, document: dict) -> int:
     text = json.dumps(document, indent=1, sort_keys=False) + "\n"
-    # One level of indentation keeps diffs readable; compact leaves keep the file small.
     path.write_text(text, encoding="utf-8")
     return len(text.encode())
 
@@ -320,6 +319,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE,
                         help="folder holding rest-subset.json and webhook-event-schemas.json")
+    parser.add_argument("--out", type=Path, default=OUT_DIR,
+                        help="where to write rest.json and webhooks.json (default: schema/)")
     args = parser.parse_args(argv)
     rest_src = args.source / "rest-subset.json"
     hooks_src = args.source / "webhook-event-schemas.json"
@@ -327,11 +328,11 @@ def main(argv=None) -> int:
         if not src.is_file():
             print(f"cut_schema: {src} not found", file=sys.stderr)
             return 2
-    OUT_DIR.mkdir(exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
     rest = cut_rest(json.loads(rest_src.read_text(encoding="utf-8")))
     hooks = cut_webhooks(json.loads(hooks_src.read_text(encoding="utf-8")))
-    n_rest = write(OUT_DIR / "rest.json", rest)
-    n_hooks = write(OUT_DIR / "webhooks.json", hooks)
+    n_rest = write(args.out / "rest.json", rest)
+    n_hooks = write(args.out / "webhooks.json", hooks)
     print(f"schema/rest.json: {len(rest['operations'])} operations, "
           f"{len(rest['$defs'])} shared schemas, {n_rest} bytes")
     print(f"schema/webhooks.json: {len(hooks['events'])} events, "
