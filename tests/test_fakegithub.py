@@ -550,3 +550,47 @@ def test_pygithub_can_drive_the_fake(gh):
     assert [c.user.login for c in pr.get_review_comments()] == ["github-actions[bot]"]
     assert any("/repositories/" in r.path for r in gh.calls("pulls/list-files"))
     assert gh.violations == [] and gh.response_violations == []
+
+
+def test_binary_renamed_and_removed_files(fake_github):
+    pr = fake_github.add_pull(5)
+    pr.add_file("icon.png", binary=True, status="added")
+    pr.add_file("new/name.yaml", "", previous_filename="old/name.yaml")
+    pr.add_file("gone.yaml", base="a\nb\n", head=None)
+    files = client(fake_github).get(api(fake_github, "/pulls/5/files")).json()
+    assert "patch" not in files[0]
+    assert (files[1]["status"], files[1]["previous_filename"]) == ("renamed", "old/name.yaml")
+    assert (files[2]["status"], files[2]["deletions"], files[2]["patch"]) == (
+        "removed", 2, "@@ -1,2 +0,0 @@\n-a\n-b")
+    # A file without a patch takes file-level comments only.
+    r = client(fake_github).post(api(fake_github, "/pulls/5/comments"), json={
+        "body": "x", "commit_id": pr.head_sha, "path": "icon.png", "line": 1})
+    assert r.status_code == 422
+    assert fake_github.response_violations == []
+
+
+def test_warnings_for_legal_but_suspicious_requests(gh):
+    path = "operators/foo/1.0.0/manifests/foo.csv.yaml"
+    r = gh.http.post(api(gh, "/pulls/1/reviews"), json={
+        "event": "COMMENT", "body": "b",
+        "comments": [{"path": path, "subject_type": "file", "body": "file-level"}]})
+    assert r.status_code == 200  # accepted here; undocumented on GitHub: see warnings
+    assert any("subject_type" in w for w in gh.warnings)
+    gh.http.post(api(gh, "/check-runs"), json={
+        "name": "olm-check", "head_sha": gh.pr.merge_commit_sha,
+        "output": {"title": "t", "summary": "s", "annotations": [
+            {"path": "/github/workspace/x.yaml", "start_line": 1, "end_line": 1,
+             "annotation_level": "warning", "message": "m"}]}})
+    assert any("merge commit" in w for w in gh.warnings)
+    assert any("not relative" in w for w in gh.warnings)
+    assert gh.violations == []
+
+
+def test_annotation_columns_need_a_single_line(gh):
+    r = gh.http.post(api(gh, "/check-runs"), json={
+        "name": "olm-check", "head_sha": gh.pr.head_sha,
+        "output": {"title": "t", "summary": "s", "annotations": [
+            {"path": "a.yaml", "start_line": 1, "end_line": 2, "start_column": 3,
+             "annotation_level": "warning", "message": "m"}]}})
+    assert r.status_code == 422
+    assert [v.kind for v in gh.violations] == ["semantic"]

@@ -1,12 +1,42 @@
 """A fake GitHub REST API (127.0.0.1 only) for olm-check's action tests.
 
-- :class:`FakeGitHub` (``server.py``): state for one repository and its pull requests,
-  an HTTP server, request log, contract violations, scripted faults;
-- ``fake_github`` pytest fixture (``plugin.py``); enable it in ``tests/conftest.py``
-  with ``pytest_plugins = ["fakegithub.plugin"]``;
-- ``events``: ``pull_request``/``push`` payloads for ``GITHUB_EVENT_PATH``, validated
-  against GitHub's webhook schemas;
-- ``schema/``: the vendored cut of GitHub's OpenAPI description (``cut_schema.py``).
+Enable the ``fake_github`` fixture with one line in ``tests/conftest.py``::
+
+    pytest_plugins = ["fakegithub.plugin"]
+
+(``tests/`` is on ``sys.path`` when pytest imports it, so the package is ``fakegithub``.)
+
+Build state — the fixture serves ``owner/repo``; use ``FakeGitHub(owner, repo,
+api_prefix="/api/v3", ...)`` as a context manager for anything else::
+
+    pr = fake_github.add_pull(1, fork=False)            # head_sha, base_sha made up
+    pr.add_file("operators/foo/1.0.0/manifests/csv.yaml", base=old_text, head=new_text)
+    pr.add_file("operators/foo/1.0.0/metadata/annotations.yaml", "@@ -0,0 +1,2 @@\\n+a\\n+b")
+    fake_github.add_token("ghs_fork", write=False)      # a read-only (fork PR) token
+    fake_github.add_issue_comment(1, "<!-- olm-check -->", login="github-actions[bot]",
+                                  type="Bot")           # a sticky comment from a past run
+    fake_github.add_review_comment(1, path, line, "old finding", login=...)
+    env = fake_github.actions_env(tmp_path, 1, action="synchronize")  # GITHUB_* + event.json
+
+Script faults (matched by method and a full-match regex on ``/repos/...`` paths)::
+
+    fake_github.fail("POST", r".*/check-runs", 502, times=2)
+    fake_github.fail("POST", r".*/comments", "secondary-rate-limit")   # retry-after: 1
+    fake_github.fail("*", r".*", "bad-credentials")                     # 401
+    fake_github.read_only = True                 # every write: 403 not accessible
+
+Inspect::
+
+    fake_github.violations == []     # requests breaking GitHub's published contract
+    fake_github.response_violations  # the fake's own slips (should stay empty)
+    fake_github.warnings             # legal but suspicious requests
+    fake_github.requests / .calls("checks/update")   # RecordedRequest log, no token
+    fake_github.check_runs_for(pr.head_sha)[0].annotations
+    fake_github.reviews_for(1), .review_comments_for(1), .issue_comments_for(1)
+
+Modules: ``server`` (FakeGitHub, HTTP), ``state`` (the data), ``diff`` (patches),
+``contract`` (vendored schema, validation), ``events`` (webhook payloads), ``plugin``
+(fixture), ``cut_schema`` (regenerates ``schema/``).
 """
 from .events import assert_valid as assert_valid_event
 from .events import pull_request_event, push_event, write_event

@@ -101,8 +101,7 @@ def push_event(repo: Repo, *, site: Optional[Site] = None, before: Optional[str]
             "modified": list(spec.get("modified", [])),
         })
     repository = repo.to_json(site)
-    repository.update(created_at=1577836800, pushed_at=1704067200, master_branch=None)
-    repository.pop("master_branch")
+    repository.update(created_at=1577836800, pushed_at=1704067200)  # push: epoch seconds
     payload = {
         "ref": ref, "before": before, "after": after, "base_ref": None,
         "created": created, "deleted": deleted, "forced": forced,

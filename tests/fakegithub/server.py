@@ -26,11 +26,12 @@ import json
 import re
 import threading
 import time
+import traceback
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Optional, Union
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from . import contract
@@ -358,7 +359,8 @@ class FakeGitHub:
     # --- faults -----------------------------------------------------------------------
     def fail(self, method: Optional[str], path: str, kind: Union[int, str] = 500, *,
              times: Optional[int] = 1, retry_after: int = 1, body: Any = None,
-             headers: Optional[dict] = None, delay: float = 0.0) -> Fault:
+             headers: Optional[dict] = None, delay: float = 0.0,
+             status: Optional[int] = None) -> Fault:
         """Script a failure for the next ``times`` requests matching method and path.
 
         ``path`` is a regular expression matched in full against the request path in
@@ -372,11 +374,14 @@ class FakeGitHub:
         - ``"bad-credentials"``: 401 "Bad credentials";
         - ``"timeout"``: answers 504 after ``delay`` (default 1 s).
 
-        ``body``/``headers`` override the defaults. Faults are tried in the order added;
+        ``body``/``headers``/``status`` override the defaults (GitHub also answers
+        secondary rate limits with 429). ``times=None`` keeps the fault forever. Faults
+        are tried in the order added;
         the first one that still has uses answers. Returns the :class:`Fault` (see
         ``fault.hits``).
         """
-        status, default_body, default_headers = self._fault_response(kind, retry_after)
+        default_status, default_body, default_headers = self._fault_response(kind, retry_after)
+        status = status or default_status
         if kind == "timeout" and not delay:
             delay = 1.0
         fault = Fault(method, path, status, default_body if body is None else body,
@@ -512,9 +517,15 @@ class FakeGitHub:
         """Answer one HTTP request (also usable without the socket, for unit tests)."""
         delay = 0.0
         with self.lock:
-            response, delay = self._handle(method.upper(), target,
-                                           {k.lower(): v for k, v in headers.items()},
-                                           raw_body)
+            try:
+                response, delay = self._handle(method.upper(), target,
+                                               {k.lower(): v for k, v in headers.items()},
+                                               raw_body)
+            except Exception:  # a bug of the fake: say so loudly, answer 500
+                self.response_violations.append(
+                    f"internal error on {method} {target}:\n{traceback.format_exc()}")
+                response = Response(500, {"message": "fake GitHub internal error (see "
+                                          "fake.response_violations)"})
         if delay:
             time.sleep(delay)
         return response
@@ -557,7 +568,7 @@ class FakeGitHub:
             route = f"/repos/{self.repo.full_name}{m.group(2) or ''}"
         rec.route = route
 
-        op, params = self.contract.route(method, route)
+        op, params = self.contract.route("GET" if method == "HEAD" else method, route)
         if op is None:
             allowed = (params or {}).get("allowed")
             violate("route", f"no {method} operation for this path in the vendored API cut"
@@ -865,6 +876,12 @@ class FakeGitHub:
         b = ctx.body
         if self._resolve_ref(b["head_sha"]) != b["head_sha"]:
             self._raise(422, f"No commit found for SHA: {b['head_sha']}", ctx)
+        for pr in self.pulls.values():
+            if b["head_sha"] == pr.merge_commit_sha:
+                self.warnings.append(
+                    f"check run {b['name']!r} created on the merge commit of PR "
+                    f"{pr.number} (GITHUB_SHA?); it will not show on the PR, whose head is "
+                    f"{pr.head_sha}")
         run = CheckRun(next_id(), b["name"], b["head_sha"], self.user(ACTIONS_BOT.login),
                        details_url=b.get("details_url"), external_id=b.get("external_id", ""))
         self._apply_check(ctx, run, b, creating=True)
