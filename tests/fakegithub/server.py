@@ -337,7 +337,6 @@ class FakeGitHub:
                 fields = {k: getattr(root, k) for k in (
                     "path", "line", "side", "start_line", "start_side", "position",
                     "diff_hunk", "subject_type")}
-                fields["path"] = root.path
                 reply_to = root.in_reply_to_id or root.id
             else:
                 spec = {"path": path, "body": body}
