@@ -1,0 +1,82 @@
+"""versions.md semantics, end to end on fixture bundles: what a bundle is published to and
+installable on, --ocp targets, upgrade reachability, RBAC never flagged."""
+from checker.api import check
+
+
+def rules_of(res):
+    return {(f.rule, f.severity) for f in res.findings}
+
+
+def test_published_and_installable_follow_label_max_and_minkube(copy_fixture):
+    copy_fixture("rules/max-ocp-version-range/bad")  # label v4.14 (open), max 4.16, minKube 1.27.0
+    res = check(["."])
+    b = res.report["bundles"][0]
+    assert b["ocp_label"] == "v4.14"
+    assert b["ocp_versions"][0] == "4.14" and b["ocp_versions"][-1] == "4.23"
+    assert b["ocp_installable"] == ["4.14", "4.15", "4.16"]
+
+
+def test_no_range_means_every_known_release_and_ga_removals_are_errors(copy_fixture):
+    copy_fixture("rules/removed-api/bad-no-range")
+    res = check(["."])
+    b = res.report["bundles"][0]
+    assert b["ocp_versions"][0] == "4.1"
+    removed = [f for f in res.findings if f.rule == "removed-api"]
+    assert len(removed) == 1 and removed[0].severity == "error"
+    assert removed[0].ocp_versions[0] == "4.12" and "4.23" not in removed[0].ocp_versions  # upcoming is not "removed"
+    assert ("no-version-constraints", "warning") in rules_of(res)
+    assert "policy/v1" in removed[0].message
+
+
+def test_explicit_target_replaces_the_range(copy_fixture):
+    copy_fixture("rules/removed-api-on-upgrade/bad")  # label v4.8-v4.10, policy/v1beta1 PDB
+    res = check(["."], target=["4.16"])
+    assert res.report["bundles"][0]["ocp_versions"] == ["4.16"]
+    got = rules_of(res)
+    assert ("removed-api", "error") in got
+    assert not any(r == "removed-api-on-upgrade" for r, _ in got)
+    f = [f for f in res.findings if f.rule == "removed-api"][0]
+    assert f.ocp_versions == ["4.16"]
+
+
+def test_removed_api_on_upgrade_names_the_release_and_offers_max(copy_fixture):
+    copy_fixture("rules/removed-api-on-upgrade/bad")
+    res = check(["."])
+    f = [f for f in res.findings if f.rule == "removed-api-on-upgrade"][0]
+    assert f.severity == "error"
+    assert "4.12" in f.message and "maxOpenShiftVersion" in f.message and '"4.11"' in f.message
+    assert f.ocp_versions[0] == "4.12"
+    assert not any(x.rule == "removed-api" for x in res.findings)  # not removed inside the published range
+
+
+def test_open_ended_label_has_no_upgrade_finding(copy_fixture):
+    copy_fixture("rules/removed-api/bad")
+    res = check(["."])
+    assert not any(f.rule == "removed-api-on-upgrade" for f in res.findings)
+
+
+def test_rbac_rules_are_never_removed_api_findings(copy_fixture):
+    copy_fixture("rules/removed-api/good-rbac")
+    res = check(["."])
+    assert not any(f.rule in ("removed-api", "deprecated-api") for f in res.findings)
+
+
+def test_certified_profile_makes_missing_label_an_error(copy_fixture):
+    copy_fixture("rules/ocp-versions-missing/bad-warning")
+    assert ("ocp-versions-missing", "warning") in rules_of(check(["."]))
+    assert ("ocp-versions-missing", "error") in rules_of(check(["."], profile="certified"))
+
+
+def test_min_kube_syntax_reported_once_with_fix(copy_fixture):
+    copy_fixture("rules/min-kube-version-syntax/bad-string")
+    res = check(["."])
+    mk = [f for f in res.findings if f.rule.startswith("min-kube")]
+    assert len(mk) == 1
+    assert mk[0].fix is not None and mk[0].fix.replacement.strip() == "minKubeVersion: 1.27.0"
+
+
+def test_label_syntax_fix_quotes_the_number(copy_fixture):
+    copy_fixture("rules/ocp-versions-syntax/bad")
+    res = check(["."])
+    f = [f for f in res.findings if f.rule == "ocp-versions-syntax"][0]
+    assert f.fix.replacement == '  com.redhat.openshift.versions: "v4.10"'

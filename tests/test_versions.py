@@ -1,0 +1,118 @@
+"""The version engine: the com.redhat.openshift.versions grammar (every real-world form),
+maxOpenShiftVersion and minKubeVersion parsing, and the releases a bundle targets."""
+import pytest
+
+from checker.versions import OcpTable, label_releases, parse_label, parse_max, parse_min_kube
+from checker.yamlload import parse
+
+TABLE = OcpTable.load()
+
+
+def label_from_yaml(text):
+    """The label as it reaches the checker: through YAML (quotes, comments, numbers)."""
+    docs, problems = parse("annotations:\n  com.redhat.openshift.versions: " + text + "\n")
+    assert not problems
+    node = docs[0].get("annotations").get("com.redhat.openshift.versions")
+    return parse_label(node.value, node.raw if node.style is None else None)
+
+
+# (as written in annotations.yaml, verdict, first release, last release or None for open, canonical)
+GRAMMAR = [
+    ("v4.12", "ok", "4.12", None, "v4.12"),
+    ('"v4.12"', "ok", "4.12", None, "v4.12"),
+    ("'v4.12'", "ok", "4.12", None, "v4.12"),
+    ('"v4.12" # supported from 4.12', "ok", "4.12", None, "v4.12"),
+    ("v4.12 # trailing comment", "ok", "4.12", None, "v4.12"),
+    ("=v4.10", "ok", "4.10", "4.10", "=v4.10"),
+    ('"=v4.10"', "ok", "4.10", "4.10", "=v4.10"),
+    ("v4.6-v4.8", "ok", "4.6", "4.8", "v4.6-v4.8"),
+    ('"v4.14-v4.17"', "ok", "4.14", "4.17", "v4.14-v4.17"),
+    ('"v4.5,v4.6"', "style", "4.5", None, "v4.5"),
+    ('"v4.6,v4.5"', "style", "4.5", None, "v4.5"),
+    ('"4.12"', "style", "4.12", None, "v4.12"),
+    ("4.14-4.17", "style", "4.14", "4.17", "v4.14-v4.17"),
+    ("v3.6-v4.8", "style", "4.1", "4.8", "v3.6-v4.8"),
+    ("v4.0-v4.8", "ok", "4.1", "4.8", "v4.0-v4.8"),
+    ("4.10", "error", None, None, None),          # YAML float 4.1
+    ("4.12", "error", None, None, None),          # YAML float
+    ("=v4.6-v4.8", "error", None, None, None),
+    ("v4.11-", "error", None, None, None),
+    ("V4.6", "error", None, None, None),
+    ("vfoo", "error", None, None, None),
+    ('"v4.6 - v4.8"', "error", None, None, None),
+    ('"v4.8-v4.6"', "error", None, None, None),
+    ('""', "error", None, None, None),
+    ("", "error", None, None, None),              # null
+    ('"v4.7,v4.8"', "error", None, None, None),
+    ('"v4.6,v4.7,v4.8"', "error", None, None, None),
+    ("[v4.12]", "error", None, None, None),
+]
+
+
+@pytest.mark.parametrize("text,verdict,first,last,canonical", GRAMMAR)
+def test_label_grammar(text, verdict, first, last, canonical):
+    if text.startswith("["):
+        lr = parse_label(["v4.12"])
+    else:
+        lr = label_from_yaml(text)
+    if verdict == "error":
+        assert not lr.ok and lr.error
+        assert label_releases(lr, TABLE) == []
+        return
+    assert lr.ok, lr.error
+    assert bool(lr.style) == (verdict == "style"), lr.style
+    assert lr.canonical == canonical
+    rels = [r.ocp for r in label_releases(lr, TABLE)]
+    assert rels[0] == first
+    if last is None:
+        assert rels[-1] == TABLE.newest.ocp
+    else:
+        assert rels[-1] == last
+
+
+def test_unquoted_number_message_shows_the_quoted_form():
+    lr = label_from_yaml("4.10")
+    assert "4.1" in lr.error and '"v4.10"' in lr.error
+
+
+@pytest.mark.parametrize("value,raw,version,error,warning", [
+    ("4.8", None, (4, 8), False, False),
+    ("4.20", None, (4, 20), False, False),
+    ("4.8.0", None, (4, 8), False, True),
+    ("4.8.0+build", None, (4, 8), False, True),
+    ("v4.8", None, (4, 8), False, True),
+    ('"4.8"', None, (4, 8), False, False),   # surrounding quotes are trimmed by OLM
+    ("4.8.1", None, None, True, False),
+    ("", None, None, True, False),
+    ("four", None, None, True, False),
+    (4.2, "4.20", None, True, False),        # unquoted YAML float
+    (4.8, None, None, True, False),          # JSON number
+    (True, None, None, True, False),
+    (None, None, None, True, False),
+])
+def test_max_openshift_version(value, raw, version, error, warning):
+    v, err, warn = parse_max(value, raw)
+    assert v == version
+    assert bool(err) == error
+    assert bool(warn) == warning
+    if raw == "4.20":
+        assert "4.2" in err and '"4.20"' in err
+
+
+@pytest.mark.parametrize("value,ok", [
+    ("1.21.0", True), ("v1.21.0", True), ("1.25.3", True), ("1.21.0-rc.1", True),
+    ("1.21", False), ("v1.21", False), ("1", False), ("1.21.x", False), ("", False), (1.21, False),
+])
+def test_min_kube_version(value, ok):
+    kube, err = parse_min_kube(value)
+    assert (err is None) == ok
+    if ok:
+        assert kube == (1, int(str(value).lstrip("v").split(".")[1]))
+
+
+def test_table_is_ordered_and_extendable():
+    t = OcpTable.load([{"ocp": "4.24", "kube": "1.37", "ga": False}])
+    assert t.newest.ocp == "4.24" and not t.newest.ga
+    assert t.get("4.12").kube == "1.25"
+    assert [r.key for r in t.releases] == sorted(r.key for r in t.releases)
+    assert t.newest_ga.ocp == TABLE.newest_ga.ocp
