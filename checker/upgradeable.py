@@ -1,0 +1,185 @@
+"""`olm-check upgradeable`: what OLM reports in the cluster's Upgradeable condition for a set
+of CSVs on a cluster at a given OpenShift version, plus the max-OpenShift-version
+enhancement's proposed three-state view (versions.md).
+
+Today's OLM (pkg/controller/operators/openshift/helpers.go, ``incompatibleOperators``): each
+CSV's ``olm.maxOpenShiftVersion`` property is read from its ``olm.properties`` annotation as
+it stands on the cluster (a bundle's metadata/properties.yaml is projected into it). More
+than one declaration, an empty value, an unparsable value or one with a patch/pre-release
+part is *invalid* and blocks; a valid max below the next minor release blocks; no max does
+not block.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .nodes import Mapping, Scalar, Sequence
+
+PROP = "olm.maxOpenShiftVersion"
+
+
+@dataclass
+class CsvVerdict:
+    name: str
+    namespace: str
+    source: str
+    max: Optional[tuple] = None
+    error: Optional[str] = None
+    values: list = field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _semver_tolerant(s: str):
+    m = re.fullmatch(r"\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*", s)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0), m.group(4)
+
+
+def olm_max(values: list) -> tuple:
+    """(max (major, minor) or None, error text or None) exactly as today's OLM decides."""
+    if not values:
+        return None, None
+    if len(values) > 1:
+        return None, f'defining more than one "{PROP}" property is not allowed'
+    value = values[0].strip('"')
+    if value == "":
+        return None, 'value cannot be "" (an empty string)'
+    v = _semver_tolerant(value)
+    if v is None:
+        return None, f'failed to parse "{value}" as semver'
+    major, minor, patch, pre = v
+    if patch != 0 or pre:
+        return None, f"property {PROP} must specify only <major>.<minor> version, got invalid value {value}"
+    return (major, minor), None
+
+
+def _raw(v) -> str:
+    """A property value as OLM sees it after projection: its JSON text."""
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
+    csv = bundle.csv
+    if csv is None:
+        return None
+    md = csv.metadata
+    name = csv.name or os.path.basename(bundle.path)
+    ns = (md.str("namespace") if md is not None else None) or "<namespace>"
+    cv = CsvVerdict(name=name, namespace=ns, source=bundle.rel)
+    ann = csv.annotation("olm.properties")
+    if ann is not None and isinstance(ann.value, str):
+        try:
+            props = json.loads(ann.value)
+        except ValueError as e:
+            cv.error = f"failed to unmarshal olm.properties annotation: {e.msg}"
+            return cv
+        if isinstance(props, list):
+            cv.values += [_raw(p.get("value")) for p in props if isinstance(p, dict) and p.get("type") == PROP]
+    pf = bundle.properties_file
+    if pf is not None and pf.documents and isinstance(pf.documents[0], Mapping):
+        props = pf.documents[0].get("properties")
+        if isinstance(props, Sequence):
+            for p in props:
+                if isinstance(p, Mapping) and p.str("type") == PROP:
+                    v = p.get("value")
+                    cv.values.append(_raw(v.value) if isinstance(v, Scalar) else "")
+    cv.max, err = olm_max(cv.values)
+    cv.error = cv.error or err
+    return cv
+
+
+def evaluate(verdicts: list, cluster: tuple) -> dict:
+    nxt = (cluster[0], cluster[1] + 1)
+    blocking = []
+    for v in verdicts:
+        if v.error:
+            blocking.append(v)
+        elif v.max is not None and v.max < nxt:
+            blocking.append(v)
+    blocking.sort(key=lambda v: 0 if v.error else 1)
+    today = {"upgradeable": not blocking}
+    if blocking:
+        parts = [f"{v.ref} has invalid {PROP} properties: {v.error}" if v.error else
+                 f"{v.ref} is incompatible with OpenShift minor versions greater than {v.max[0]}.{v.max[1]}" for v in blocking]
+        today["reason"] = "IncompatibleOperatorsInstalled"
+        today["message"] = ("Cluster operator operator-lifecycle-manager should not be upgraded between minor versions: "
+                            "ClusterServiceVersions blocking cluster upgrade: " + ",".join(parts))
+    else:
+        today["message"] = "Safe to upgrade"
+    # the enhancement's proposed view: no/invalid max = indeterminate
+    non_up = [v for v in verdicts if not v.error and v.max is not None and v.max < nxt]
+    indet = [v for v in verdicts if v.error or v.max is None]
+    if non_up:
+        proposed = {"status": "Not Upgradeable", "message": "The following operators will not run on the next OpenShift Version: " + ", ".join(v.ref for v in non_up)}
+    elif indet:
+        proposed = {"status": "Upgradeable", "message": "The following operators may not run on the next OpenShift Version: " + ", ".join(v.ref for v in indet)}
+    else:
+        proposed = {"status": "Upgradeable", "message": "Ready for upgrade"}
+    return {
+        "cluster_version": f"{cluster[0]}.{cluster[1]}",
+        "next_minor": f"{nxt[0]}.{nxt[1]}",
+        "today": today,
+        "proposed": proposed,
+        "csvs": [{"csv": v.ref, "source": v.source, "max_openshift_version": f"{v.max[0]}.{v.max[1]}" if v.max else None,
+                  "declarations": v.values, "invalid": v.error} for v in verdicts],
+    }
+
+
+def cmd_upgradeable(args) -> int:
+    from .cli import Usage
+    from .load import Reader, display_base_for, load_bundle
+    from .model import Bundle, Manifest
+
+    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+.*)?", args.cluster_version.strip())
+    if not m:
+        raise Usage(f"--cluster-version: '{args.cluster_version}' is not an OpenShift version such as 4.8")
+    cluster = (int(m.group(1)), int(m.group(2)))
+    base = display_base_for(args.paths)
+    verdicts = []
+    problems = []
+    for p in args.paths:
+        if not os.path.exists(p):
+            raise Usage(f"{p}: no such file or directory")
+        ap = os.path.abspath(p)
+        reader = Reader(ap if os.path.isdir(ap) else os.path.dirname(ap), base)
+        if os.path.isdir(ap):
+            b = load_bundle(reader, ap)
+        else:
+            sf = reader.yaml_file(ap)
+            b = Bundle(path=os.path.dirname(ap), rel=reader.rel(ap))
+            b.manifest_files.append(sf)
+            b.manifests = [Manifest(sf, i, d) for i, d in enumerate(sf.documents) if d is not None]
+        for sf in b.files or b.manifest_files:
+            for pr in sf.problems:
+                problems.append(f"{sf.rel}:{pr.line}:{pr.column}: {pr.message}")
+        v = verdict_for_bundle(b)
+        if v is None:
+            problems.append(f"{p}: no single ClusterServiceVersion found")
+            continue
+        verdicts.append(v)
+    for msg in problems:
+        print(f"olm-check: {msg}", file=sys.stderr)
+    if not verdicts:
+        raise Usage("no ClusterServiceVersion to evaluate")
+    res = evaluate(verdicts, cluster)
+    if args.format == "json":
+        print(json.dumps(res, indent=2))
+    else:
+        t = res["today"]
+        print(f"OpenShift {res['cluster_version']} -> {res['next_minor']}: "
+              f"{'Upgradeable' if t['upgradeable'] else 'Not Upgradeable (IncompatibleOperatorsInstalled)'}")
+        print(f"  OLM today: {t['message']}")
+        print(f"  proposed (max-OpenShift-version enhancement): {res['proposed']['status']}: {res['proposed']['message']}")
+        for c in res["csvs"]:
+            state = f"invalid: {c['invalid']}" if c["invalid"] else (f"max {c['max_openshift_version']}" if c["max_openshift_version"] else "no maxOpenShiftVersion")
+            print(f"  {c['csv']} ({c['source']}): {state}")
+    return 0 if res["today"]["upgradeable"] else 1

@@ -1,0 +1,65 @@
+"""olm-check upgradeable: OLM's Upgradeable verdict (today's code) and the enhancement's
+three-state proposed view (versions.md table)."""
+import json
+import os
+
+from conftest import FIXTURES
+from helpers import run_cli
+
+UP = os.path.join(FIXTURES, "rules", "upgrade-blocker", "bad")         # max "4.16"
+NONE = os.path.join(FIXTURES, "bundles", "good")                        # no max
+TWICE = os.path.join(FIXTURES, "rules", "max-ocp-version-ambiguous", "bad")  # two declarations
+FLOAT = os.path.join(FIXTURES, "rules", "max-ocp-version-syntax", "bad")     # value: 4.20 unquoted
+
+
+def verdict(cluster, *paths):
+    p = run_cli("upgradeable", "--cluster-version", cluster, "--format", "json", *paths)
+    assert p.returncode in (0, 1), p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+def test_all_compatible_is_ready_for_upgrade():
+    rc, v = verdict("4.15", UP)
+    assert rc == 0 and v["today"]["upgradeable"] is True
+    assert v["proposed"] == {"status": "Upgradeable", "message": "Ready for upgrade"}
+
+
+def test_no_max_is_indeterminate_in_the_proposed_view_only():
+    rc, v = verdict("4.15", UP, NONE)
+    assert rc == 0 and v["today"]["upgradeable"] is True
+    assert v["proposed"]["status"] == "Upgradeable"
+    assert v["proposed"]["message"] == "The following operators may not run on the next OpenShift Version: placeholder/example-operator.v1.0.0"
+
+
+def test_max_at_cluster_version_blocks_with_olms_message():
+    rc, v = verdict("4.16", UP, NONE)
+    assert rc == 1 and v["today"]["upgradeable"] is False
+    assert v["today"]["reason"] == "IncompatibleOperatorsInstalled"
+    assert v["today"]["message"].endswith(
+        "ClusterServiceVersions blocking cluster upgrade: placeholder/example-operator.v1.0.0 is incompatible with OpenShift minor versions greater than 4.16")
+    assert v["proposed"]["status"] == "Not Upgradeable"
+    assert v["proposed"]["message"].startswith("The following operators will not run on the next OpenShift Version:")
+
+
+def test_invalid_declarations_come_first_and_block():
+    rc, v = verdict("4.10", UP, TWICE)
+    assert rc == 1
+    msg = v["today"]["message"].split("blocking cluster upgrade: ", 1)[1]
+    assert msg.startswith('placeholder/example-operator.v1.0.0 has invalid olm.maxOpenShiftVersion properties: defining more than one')
+
+
+def test_unquoted_yaml_float_is_what_olm_sees():
+    # value: 4.20 in properties.yaml reaches OLM as 4.2: a 4.10 cluster is blocked
+    rc, v = verdict("4.10", FLOAT)
+    assert rc == 1
+    assert v["csvs"][0]["max_openshift_version"] == "4.2"
+
+
+def test_csv_file_path_and_usage_errors():
+    csv = os.path.join(UP, "manifests", "example-operator.clusterserviceversion.yaml")
+    rc, v = verdict("4.16", csv)
+    assert rc == 0  # the CSV alone has no max: properties.yaml is not part of it
+    p = run_cli("upgradeable", "--cluster-version", "four", UP)
+    assert p.returncode == 2 and "not an OpenShift version" in p.stderr
+    p = run_cli("upgradeable", "--cluster-version", "4.16", "/nonexistent/bundle")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
