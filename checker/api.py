@@ -38,10 +38,18 @@ def repo_root(paths: list) -> str:
 
 def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
           fail_on: Optional[str] = None, target: Optional[list] = None,
-          changed: Optional[list] = None) -> Result:
+          changed: Optional[list] = None, changes: Optional[list] = None,
+          root: Optional[str] = None) -> Result:
+    """``changes`` (``FileChange`` list of a PR or ``--changed-since``): only the bundles they
+    touch are checked, and the change list is on the model for ``pr-shape``. ``root`` with
+    an empty ``paths``: nothing to load there (the change list touched nothing loadable)."""
     load_all()
-    paths = paths or ["."]
-    root = repo_root(paths)
+    if changes is not None and changed is None:
+        from .changes import touched_paths
+
+        changed = touched_paths(changes)
+    paths = paths if (paths or root is not None) else ["."]
+    root = repo_root(paths or [root])
     try:
         cfg = load_config(config_path or os.path.join(root, ".olm-check.yaml"), required=bool(config_path))
     except ConfigError as e:
@@ -49,9 +57,13 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     profile = profile or cfg.profile or "community"
     fail_on = fail_on or cfg.fail_on or "error"
     try:
-        repo = discover(paths, cfg.limits, changed)
+        repo = discover(paths, cfg.limits, changed, root=root)
     except UsageError as e:
         raise CheckError(str(e))
+    if changes is not None:
+        from .changes import attach
+
+        attach(repo, changes)
     ctx = Context(config=cfg, profile=profile, target=target)
     findings = run(repo, ctx)
     checked = set(repo.checked) if repo.checked else None

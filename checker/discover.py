@@ -50,9 +50,21 @@ def find_bundle_dirs(path: str) -> list:
     return out
 
 
-def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None) -> Repository:
+def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
+             root: Optional[str] = None) -> Repository:
     """Load everything under ``paths``. ``changed`` (display paths) limits which bundles are
-    checked; every bundle is still loaded as context when the root is a catalog repository."""
+    checked; every bundle is still loaded as context when the root is a catalog repository.
+    ``root`` with no ``paths``: an empty repository rooted there (a change list that touches
+    nothing loadable, e.g. only deletions)."""
+    if not paths and root is not None:
+        top = git_toplevel(root) or os.path.abspath(root)
+        repo = Repository(root=top)
+        repo.extra["reader"] = Reader(top, display_base_for([root]), limits)
+        repo.is_catalog_repo = os.path.isdir(os.path.join(top, "operators"))
+        if changed is not None:
+            repo.changed_files = list(changed)
+            repo.checked = ["\0none"]
+        return repo
     if not paths:
         paths = ["."]
     for p in paths:

@@ -41,11 +41,14 @@ class Finding:
 
     def fingerprint(self) -> str:
         """Stable identity of a finding across runs (line numbers excluded on purpose:
-        an edit above a finding must not make it look new)."""
+        an edit above a finding must not make it look new — also the ones a message quotes,
+        such as "first at line 12")."""
         import hashlib
+        import re
 
+        message = re.sub(r"\b(lines?) \d+(?:\s*(?:-|–|to|and)\s*\d+)?", r"\1 #", self.message)
         h = hashlib.sha256()
-        for part in (self.rule, self.path, self.message):
+        for part in (self.rule, self.path, message):
             h.update(part.encode("utf-8", "replace"))
             h.update(b"\0")
         return h.hexdigest()[:16]

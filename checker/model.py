@@ -213,11 +213,25 @@ class Repository:
     problems: list = field(default_factory=list)  # Findings made while finding things
     is_catalog_repo: bool = False
     changed_files: Optional[list] = None  # for --changed-since / PR mode (display paths)
+    changes: Optional[list] = None  # FileChange list of a PR / --changed-since (None: not known)
     facts: list = field(default_factory=list)  # BundleFacts of every loaded bundle (repo rules read these)
     extra: dict = field(default_factory=dict)
 
     def iter_bundles(self) -> Iterator[Bundle]:
         return iter(self.bundles)
+
+
+@dataclass
+class FileChange:
+    """One changed file of a pull request or of ``--changed-since``, as git or GitHub lists it.
+
+    ``status``: added | modified | removed | renamed (``previous_path`` set; counted as a
+    removal of ``previous_path`` plus an addition of ``path``). Paths are repository-relative.
+    """
+
+    status: str
+    path: str
+    previous_path: Optional[str] = None
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 A case directory is checked as a user would check it (copied to a fresh directory, paths
 relative to it). Its expect.yaml may set `check` (path to check, default "."), `profile`,
-`ocp`, and for bad cases lists `findings`: each expected finding's rule, severity, path,
+`ocp`, `changes` (a pull request's change list: `[{status, path, previous_path?}]`), and for bad cases lists `findings`: each expected finding's rule, severity, path,
 line (column optional) must be reported. Good cases must report nothing for the rule.
 No case may produce an internal error.
 """
@@ -41,8 +41,13 @@ def _expect(rid, case):
 def _run(copy_fixture, rid, case, exp):
     root = copy_fixture(os.path.join("rules", rid, case))
     target = exp.get("ocp")
+    changes = None
+    if exp.get("changes") is not None:  # a pull request's change list (pr-shape)
+        from checker.model import FileChange
+
+        changes = [FileChange(c["status"], c["path"], c.get("previous_path")) for c in exp["changes"]]
     res = check([exp.get("check", ".")], profile=exp.get("profile"),
-                target=[str(t) for t in str(target).split(",")] if target else None)
+                target=[str(t) for t in str(target).split(",")] if target else None, changes=changes)
     internal = [f for f in res.findings if f.rule == "internal-error"]
     assert not internal, [f.message for f in internal]
     return res

@@ -11,23 +11,33 @@ from .text import _ranges
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 
-def code(s) -> str:
-    """An inline code span holding ``s`` verbatim (backticks in it handled)."""
-    s = str(s).replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+def code(s, table: bool = True) -> str:
+    """An inline code span holding ``s`` verbatim (backticks in it handled). ``table``: the
+    span sits in a table cell, where a ``|`` must be escaped (GitHub un-escapes it there);
+    elsewhere it is left as it is (an escape would show)."""
+    s = str(s).replace("\r", " ").replace("\n", " ")
+    if table:
+        s = s.replace("|", "\\|")
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if s.startswith("`") or s.endswith("`") or not s.strip() else ""
     return f"{fence}{pad}{s}{pad}{fence}"
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!~|])")
+# what GitHub turns into links or notifications after rendering: @mentions (and e-mail
+# autolinks), #123 / GH-123 references, bare URLs and www. names. A zero-width space (as an
+# entity, so no later step touches it) breaks each without changing what people read.
+_AUTOLINK = re.compile(r"(?i)[@#]|\b(?:https?|ftp|mailto)(?=:)|\bwww(?=\.)|\bGH(?=-\d)")
+
+
 def text(s) -> str:
-    """Prose from a bundle, escaped: no HTML, no @mentions, no autolinks, no table breaks."""
-    s = html.escape(str(s), quote=False)
-    s = s.replace("|", "&#124;").replace("@", "&#64;").replace("\r", " ").replace("\n", " ")
-    s = re.sub(r"([\\`*_{}\[\]<>#+!~])", r"\\\1", s)
-    s = re.sub(r"(?i)\b(https?|ftp)://", lambda m: m.group(1) + ":&#47;&#47;", s)
-    s = re.sub(r"(?i)\bwww\.", "www&#46;", s)
-    return s
+    """Prose from a bundle, made inert for GitHub Markdown (tables included): no HTML, no
+    @mentions, no issue references, no autolinks or links, no emphasis, no table breaks."""
+    s = str(s).replace("\r", " ").replace("\n", " ")
+    s = html.escape(s, quote=False)  # & < > -> entities: no HTML, no <autolinks>
+    s = _MD_SPECIAL.sub(r"\\\1", s)  # markdown punctuation is shown as itself
+    return _AUTOLINK.sub(lambda m: m.group(0) + "&#8203;", s)
 
 
 def summary(report: dict, findings: list, title: str = "olm-check", limit: int = 200) -> str:

@@ -1,0 +1,26 @@
+# olm-check as a GitHub Docker container action and a local `docker run` tool.
+# The action runs it as root (GitHub mounts the workspace owned by another uid, so git's
+# safe.directory is set for every path); the entrypoint is exec-form so signals reach it.
+FROM python:3.11-slim
+
+LABEL org.opencontainers.image.title="olm-check" \
+      org.opencontainers.image.description="Static checker for OLM operator bundles, OpenShift-version aware" \
+      org.opencontainers.image.source="https://github.com/olm-check/olm-check" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+# git: change discovery (git diff base...head) when the checkout has history.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git \
+ && rm -rf /var/lib/apt/lists/* \
+ && git config --system --add safe.directory '*'
+
+WORKDIR /opt/olm-check
+COPY pyproject.toml README.md entrypoint.py ./
+COPY checker ./checker
+# The same install as the README's, without the editable flag.
+RUN pip install --no-cache-dir . \
+ && python -m checker --version
+
+ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+USER root
+ENTRYPOINT ["python", "/opt/olm-check/entrypoint.py"]

@@ -1,0 +1,256 @@
+"""The GitHub Action: read the run's environment and event, find what changed, check it,
+report it where people look. ``entrypoint.py`` calls :func:`main`.
+
+Outside GitHub Actions (``GITHUB_ACTIONS`` unset) the arguments go to the command line
+(``docker run --rm -v "$PWD:/work" IMAGE bundle`` = ``olm-check check bundle``): the
+terminal report and its exit code, no token, nothing posted.
+
+Nothing from the pull request is executed: files are read as data, git is only asked for
+diffs and commit presence.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..changes import ChangeError, affected, from_github_files, git_changes, git_patch, has_commits
+from .client import ApiError, GitHub, ReadOnly
+from .diffmap import right_lines, split_git_diff
+from .env import ActionEnv, ActionError
+
+SUBCOMMANDS = ("check", "rules", "upgradeable", "audit")
+MAX_PR_FILES = 3000
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Changes:
+    changes: Optional[list] = None  # None: unknown -> check the whole path
+    source: str = ""
+    right: dict = field(default_factory=dict)  # path -> RIGHT-side commentable lines
+    notes: list = field(default_factory=list)
+
+
+def _git(root: str, *args: str) -> Optional[str]:
+    try:
+        res = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return res.stdout.strip() if res.returncode == 0 else None
+
+
+def trust_workspace(workspace: str) -> None:
+    """The container runs as root on a workspace owned by the runner's user: tell git it is
+    safe (``git config --global --add safe.directory``), or git refuses to read it."""
+    try:
+        subprocess.run(["git", "config", "--global", "--add", "safe.directory", workspace],
+                       capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
+def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
+    """The change list of the run: git (history present), the PR files API (shallow
+    checkout), the merge commit's first parent, or unknown (check everything)."""
+    out = Changes()
+    pr = env.pull
+    if pr is not None:
+        if has_commits(root, pr.base_sha, pr.head_sha):
+            try:
+                out.changes = git_changes(root, pr.base_sha, pr.head_sha)
+                out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, pr.base_sha, pr.head_sha)).items()}
+                out.source = f"git diff {pr.base_sha[:12]}...{pr.head_sha[:12]}"
+                return out
+            except ChangeError as e:
+                out.notes.append(f"git could not diff the pull request ({e}); asking GitHub for its files.")
+        if gh is not None:
+            try:
+                files = gh.paginate(f"pulls/{pr.number}/files", limit=MAX_PR_FILES)
+                if pr.changed_files is not None and pr.changed_files > len(files):
+                    out.notes.append(f"GitHub lists only {len(files)} of this pull request's {pr.changed_files} "
+                                     "files; olm-check checked the whole path instead.")
+                    return out
+                out.changes = from_github_files(files)
+                out.right = {f["filename"]: right_lines(f.get("patch")) for f in files if isinstance(f, dict) and f.get("filename")}
+                out.source = f"the pull request's files ({len(files)}, GitHub API)"
+                return out
+            except ApiError as e:
+                out.notes.append(f"the pull request's files could not be listed ({e.status} {e.message}).")
+        if env.sha and has_commits(root, env.sha, f"{env.sha}^1"):
+            try:
+                out.changes = git_changes(root, f"{env.sha}^1", env.sha)
+                out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, f"{env.sha}^1", env.sha)).items()}
+                out.source = f"the merge commit {env.sha[:12]} against its first parent"
+                return out
+            except ChangeError:
+                pass
+        out.notes.append("the changed files are unknown (no history, no API access); olm-check checked the whole path.")
+        return out
+    if env.event_name == "push" and env.push_before and env.push_after:
+        if has_commits(root, env.push_before, env.push_after):
+            try:
+                out.changes = git_changes(root, env.push_before, env.push_after)
+                out.source = f"git diff {env.push_before[:12]}...{env.push_after[:12]}"
+                return out
+            except ChangeError as e:
+                out.notes.append(f"git could not diff the push ({e}); olm-check checked the whole path.")
+        else:
+            out.notes.append("the pushed commits are not in the checkout (fetch-depth: 0 makes them available); "
+                             "olm-check checked the whole path.")
+    return out
+
+
+def _target(env: ActionEnv) -> Optional[list]:
+    if not env.ocp_versions:
+        return None
+    from ..cli import Usage, parse_target
+
+    try:
+        return parse_target(env.ocp_versions)
+    except Usage as e:
+        raise ActionError(f"input ocp_versions: {e}") from None
+
+
+def run_action(environ) -> int:
+    from ..api import CheckError, check
+    from ..load import git_toplevel
+    from ..rules import RULES
+    from . import reporters as rp
+
+    env = ActionEnv.from_environ(environ)
+    trust_workspace(env.workspace)
+    scope_abs = os.path.abspath(env.workspace_path(env.path))
+    if not os.path.exists(scope_abs):
+        raise ActionError(f"input path: {env.path} does not exist in the workspace")
+    root = git_toplevel(scope_abs) or (scope_abs if os.path.isdir(scope_abs) else os.path.dirname(scope_abs))
+    scope_rel = os.path.relpath(scope_abs, root).replace(os.sep, "/")
+    target = _target(env)
+    config = env.workspace_path(env.config) if env.config else None
+
+    gh = GitHub(env.api_url, env.repository, env.token, log=log) if env.token and env.repository else None
+    notes: list = []
+    if env.pull is not None and env.event_name == "pull_request_target":
+        here = _git(root, "rev-parse", "HEAD")
+        if here and here != env.pull.head_sha:
+            notes.append(f"⚠️ The workspace holds {here[:12]}, not the pull request's head {env.pull.head_sha[:12]}: "
+                         "with `pull_request_target`, check out `github.event.pull_request.head.sha` (olm-check only "
+                         "reads it, never runs it) or the base branch's files are what gets checked.")
+    ch = find_changes(env, gh, root)
+    notes += ch.notes
+    if ch.changes is not None:
+        a = affected(root, ch.changes, scope_rel)
+        paths = [os.path.join(root, p) for p in a.paths]
+        try:
+            res = check(paths, config_path=config, profile=env.profile, fail_on=env.fail_on, target=target,
+                        changes=ch.changes, root=root)
+        except CheckError as e:
+            raise ActionError(str(e)) from None
+        notes.insert(0, f"Changed files: {len(ch.changes)}, from {ch.source}"
+                        + (f"; {len(a.outside)} outside `{env.path}` not checked" if a.outside else "") + ".")
+    else:
+        try:
+            res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target)
+        except CheckError as e:
+            raise ActionError(str(e)) from None
+    report, findings = res.report, res.findings
+    exit_code = res.exit_code
+
+    # 1. job summary, outputs, report files (no token needed)
+    try:
+        files = rp.write_report_files(env, report, findings, RULES)
+    except OSError as e:
+        files = {}
+        notes.append(f"The report file could not be written ({e.strerror}).")
+    try:
+        summary = rp.summary_markdown(report, findings, rp.MAX_STEP_SUMMARY - 20000)
+        rp.append_summary(env.summary_file, summary + "".join(f"\n{n}\n" for n in notes))
+    except OSError as e:
+        log(f"olm-check: the job summary could not be written ({e.strerror})")
+    try:
+        rp.write_outputs(env.output_file, {
+            "errors": report["summary"]["errors"], "warnings": report["summary"]["warnings"],
+            "bundles": __import__("json").dumps([b["path"] for b in report["bundles"]]),
+            "report": files.get("report", ""),
+        })
+    except OSError as e:
+        log(f"olm-check: the step outputs could not be written ({e.strerror})")
+
+    # 2-4. the API reporters, each on its own
+    late: list = []
+    read_only = False
+    steps = []
+    if gh is None:
+        if env.pull is not None:
+            late.append("No token: nothing was posted to the pull request (set `github_token`).")
+    else:
+        if env.check_run and env.head_sha:
+            steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
+                                                            res.fail_on, env.run_url)))
+        if env.pull is not None and env.review_comments and ch.changes is not None:
+            steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right, log)))
+        if env.pull is not None and env.summary_comment:
+            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")])
+            steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body)))
+    for name, step in steps:
+        if read_only:
+            break
+        try:
+            result = step()
+            log(f"olm-check: {name}: {result}")
+        except ReadOnly:
+            read_only = True
+        except ApiError as e:
+            late.append(f"The {name} could not be posted ({e.status} {e.message}); the findings are all above and in "
+                        "the JSON report.")
+            log(f"olm-check: {name} failed: {e}")
+        except Exception as e:  # a bug here must not cost the other steps or the exit code
+            late.append(f"The {name} failed inside olm-check ({type(e).__name__}); the findings are all above.")
+            log(f"olm-check: {name} failed: {type(e).__name__}: {e}")
+    if read_only:
+        shown = rp.workflow_commands(findings, sys.stdout)
+        late.append("The token cannot write to this repository (a pull request from a fork, or `permissions:` "
+                    "without `checks: write` and `pull-requests: write`), so nothing was posted to the pull "
+                    f"request: the {shown} most severe finding(s) are shown as annotations of this step, and every "
+                    "finding is listed above. The README's fork-safe workflow (`workflow_run`) posts them instead.")
+    if late:
+        try:
+            rp.append_summary(env.summary_file, "".join(f"\n{n}\n" for n in late))
+        except OSError:
+            pass
+        for n in late:
+            log(f"olm-check: {n}")
+    # the terminal report in the log
+    from ..report import render
+
+    sys.stdout.write(render("text", report, findings, RULES))
+    sys.stdout.flush()
+    return exit_code
+
+
+def main(argv: Optional[list] = None, environ=None) -> int:
+    environ = os.environ if environ is None else environ
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if environ.get("GITHUB_ACTIONS") != "true" or argv:
+        from ..cli import main as cli_main
+
+        if not argv or argv[0] not in SUBCOMMANDS + ("-h", "--help", "--version"):
+            argv = ["check", *argv]
+        return cli_main(argv)
+    try:
+        return run_action(environ)
+    except ActionError as e:
+        print(f"::error title=olm-check::{e}")
+        log(f"olm-check: {e}")
+        return 2
+    except Exception as e:  # last line of defence: a message, never a traceback
+        if environ.get("OLM_CHECK_DEBUG"):
+            raise
+        print(f"::error title=olm-check::internal error: {type(e).__name__}: {e} (please report it)")
+        log(f"olm-check: internal error: {type(e).__name__}: {e} (set OLM_CHECK_DEBUG=1 for the traceback)")
+        return 2

@@ -1,0 +1,284 @@
+"""Where the action puts findings, in design.md's order; each reporter stands alone.
+
+1. job summary and step outputs (no token needed), JSON report, SARIF;
+2. the check run ``olm-check`` on the head commit, every finding an annotation (50 per
+   request);
+3. one review with inline comments on RIGHT-side diff lines (errors and warnings, most
+   severe first, at most ``MAX_INLINE``), each with a hidden fingerprint; a re-run adds no
+   duplicate and deletes its own stale comments that nobody answered;
+4. one sticky summary comment, found by its marker and author, updated in place;
+5. when the token may not write (403 "Resource not accessible by integration"):
+   workflow-command annotations for the most severe findings, and a note in the summary.
+
+Reporters know findings and the report, never a rule.
+"""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from datetime import datetime, timezone
+from typing import Optional
+
+from ..finding import SEVERITY_RANK
+from ..report import github as wfcmd
+from ..report import markdown as md
+from .client import ApiError, ReadOnly
+
+CHECK_NAME = "olm-check"
+BOT_LOGIN = "github-actions[bot]"
+SUMMARY_MARKER = "<!-- olm-check:summary -->"
+FP_MARKER = "<!-- olm-check:fp={} -->"
+MAX_INLINE = 30
+ANNOTATIONS_PER_REQUEST = 50
+MAX_OUTPUT = 65535  # check-run output.summary / output.text
+MAX_COMMENT = 65536  # issue / review comment body
+MAX_STEP_SUMMARY = 1024 * 1024  # GITHUB_STEP_SUMMARY per step
+WORKFLOW_COMMANDS_PER_LEVEL = 10  # GitHub shows at most 10 of each level per step
+LEVEL = {"error": "failure", "warning": "warning", "info": "notice"}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def by_severity(findings: list) -> list:
+    return sorted(findings, key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), f.path, f.line, f.column, f.rule))
+
+
+def conclusion(findings: list, fail_on: str) -> str:
+    limit = SEVERITY_RANK.get(fail_on, 99)
+    if fail_on != "never" and any(SEVERITY_RANK.get(f.severity, 0) >= limit for f in findings):
+        return "failure"
+    return "neutral" if findings else "success"
+
+
+def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; the JSON report has everything)\n") -> str:
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(note))] + note
+
+
+def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check") -> str:
+    """The summary with as many findings as fit in ``budget`` characters (all when they fit)."""
+    limit = len(findings)
+    while True:
+        text = md.summary(report, findings, title=title, limit=limit)
+        if len(text) <= budget or limit == 0:
+            return fit(text, budget)
+        limit = max(0, int(limit * budget / len(text) * 0.9))
+
+
+# --- 1. job summary, outputs, files ------------------------------------------------------
+
+def write_outputs(path: Optional[str], values: dict) -> None:
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as fh:
+        for name, value in values.items():
+            value = str(value)
+            if "\n" in value:
+                delim = f"olm_check_{uuid.uuid4().hex}"
+                fh.write(f"{name}<<{delim}\n{value}\n{delim}\n")
+            else:
+                fh.write(f"{name}={value}\n")
+
+
+def append_summary(path: Optional[str], text: str) -> None:
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+# --- 2. check run ------------------------------------------------------------------------
+
+def annotation(f) -> dict:
+    a = {"path": f.path, "start_line": max(1, f.line), "end_line": max(1, f.line),
+         "annotation_level": LEVEL.get(f.severity, "failure"),
+         "message": fit(f.message + (f" [OCP {', '.join(f.ocp_versions)}]" if f.ocp_versions else ""), 64000, " …"),
+         "title": f"olm-check {f.rule}"[:255]}
+    if f.column and f.column > 1:
+        a["start_column"] = a["end_column"] = f.column
+    if f.fix is not None:
+        a["raw_details"] = fit(f"Fix (line {f.fix.line}): {f.fix.description}\n{f.fix.replacement}", 64000, " …")
+    return a
+
+
+def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, details_url: Optional[str]) -> dict:
+    """Create the check run with every finding as an annotation. Returns what was done."""
+    s = report["summary"]
+    title = (f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info in {s['bundles']} bundle(s)"
+             if findings else f"No findings in {s['bundles']} bundle(s)")
+    summary = summary_markdown(report, findings, MAX_OUTPUT)
+    ann = [annotation(f) for f in by_severity(findings)]
+    batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
+    body = {"name": CHECK_NAME, "head_sha": head_sha, "status": "in_progress", "started_at": _now(),
+            "output": {"title": title, "summary": summary, "annotations": batches[0]}}
+    if details_url:
+        body["details_url"] = details_url
+    run = gh.post("check-runs", body)
+    run_id = run["id"]
+    sent = len(batches[0])
+    failed_batches = 0
+    for batch in batches[1:]:
+        try:
+            gh.patch(f"check-runs/{run_id}", {"output": {"title": title, "summary": summary, "annotations": batch}})
+            sent += len(batch)
+        except ReadOnly:
+            raise
+        except ApiError:
+            failed_batches += 1
+    gh.patch(f"check-runs/{run_id}", {"status": "completed", "conclusion": conclusion(findings, fail_on),
+                                      "completed_at": _now(), "output": {"title": title, "summary": summary}})
+    return {"id": run_id, "annotations": sent, "failed_batches": failed_batches}
+
+
+# --- 3. review ---------------------------------------------------------------------------
+
+def _fingerprint_of(body: str) -> Optional[str]:
+    start = body.find("<!-- olm-check:fp=")
+    if start < 0:
+        return None
+    end = body.find(" -->", start)
+    return body[start + len("<!-- olm-check:fp="):end] if end > start else None
+
+
+def comment_body(f) -> str:
+    icon = md.ICON.get(f.severity, "")
+    lines = [f"{icon} **{f.severity}** {md.code(f.rule, table=False)}: {md.text(f.message)}"]
+    if f.ocp_versions:
+        lines.append(f"\nOpenShift releases: {md.text(', '.join(f.ocp_versions))}")
+    if f.fix is not None and f.fix.line == f.line:
+        repl = f.fix.replacement
+        longest = max((len(x) for x in __import__("re").findall(r"`{3,}", repl)), default=2)
+        fence = "`" * max(3, longest + 1)
+        if f.fix.description:
+            lines.append(f"\n{md.text(f.fix.description)}")
+        lines.append(f"\n{fence}suggestion\n{repl}\n{fence}")
+    lines.append("\n" + FP_MARKER.format(f.fingerprint()))
+    return fit("\n".join(lines), MAX_COMMENT)
+
+
+def inline_candidates(findings: list, right: dict) -> tuple:
+    """(inline, elsewhere): errors and warnings on RIGHT-side diff lines, most severe first,
+    at most MAX_INLINE, one per fingerprint; everything else goes to the summary."""
+    inline, seen = [], set()
+    for f in by_severity(findings):
+        if f.severity not in ("error", "warning") or len(inline) >= MAX_INLINE:
+            continue
+        if f.line in right.get(f.path, ()) and f.fingerprint() not in seen:
+            seen.add(f.fingerprint())
+            inline.append(f)
+    placed = {id(f) for f in inline}
+    return inline, [f for f in findings if id(f) not in placed]
+
+
+def review(gh, number: int, head_sha: str, findings: list, right: dict, log=print) -> dict:
+    """Post new inline comments in one review, delete own stale ones without replies."""
+    existing = gh.paginate(f"pulls/{number}/comments")
+    replied = {c.get("in_reply_to_id") for c in existing if c.get("in_reply_to_id")}
+    own = [c for c in existing if (c.get("user") or {}).get("login") == BOT_LOGIN and _fingerprint_of(c.get("body") or "")]
+    have = {_fingerprint_of(c["body"]) for c in own}
+    current = {f.fingerprint() for f in findings}
+    inline, _rest = inline_candidates(findings, right)
+    new = [f for f in inline if f.fingerprint() not in have]
+    result = {"posted": 0, "file_level": 0, "unplaced": 0, "deleted": 0, "kept": len(have & current)}
+    if new:
+        comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f)} for f in new]
+        n = len(new)
+        body = (f"olm-check found {n} problem{'s' if n != 1 else ''} on lines this pull request changes "
+                "(the summary comment and the check run list every finding).")
+        try:
+            gh.post(f"pulls/{number}/reviews", {"commit_id": head_sha, "event": "COMMENT", "body": body,
+                                                "comments": comments})
+            result["posted"] = n
+        except ReadOnly:
+            raise
+        except ApiError as e:
+            if e.status != 422:
+                raise
+            log(f"olm-check: the review was refused ({e.message}); posting the comments one by one")
+            for f, c in zip(new, comments):
+                try:
+                    gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, **c})
+                    result["posted"] += 1
+                    continue
+                except ApiError as e1:
+                    if e1.status != 422 or isinstance(e1, ReadOnly):
+                        raise
+                try:
+                    gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, "path": f.path,
+                                                         "body": c["body"], "subject_type": "file"})
+                    result["file_level"] += 1
+                except ApiError as e2:
+                    if e2.status != 422 or isinstance(e2, ReadOnly):
+                        raise
+                    result["unplaced"] += 1
+    for c in own:
+        fp = _fingerprint_of(c["body"])
+        if fp in current or c["id"] in replied:
+            continue
+        gh.delete(f"pulls/comments/{c['id']}")
+        result["deleted"] += 1
+    return result
+
+
+# --- 4. sticky summary comment -------------------------------------------------------------
+
+def sticky_body(report: dict, findings: list, notes: list) -> str:
+    head = SUMMARY_MARKER + "\n"
+    tail = "".join(f"\n{n}\n" for n in notes)
+    budget = MAX_COMMENT - len(head) - len(tail) - 10
+    return head + summary_markdown(report, findings, budget) + tail
+
+
+def sticky_comment(gh, number: int, body: str) -> str:
+    """Create or update the one summary comment; returns created | updated | unchanged."""
+    comments = gh.paginate(f"issues/{number}/comments")
+    mine = [c for c in comments if (c.get("user") or {}).get("login") == BOT_LOGIN
+            and SUMMARY_MARKER in (c.get("body") or "")]
+    if mine:
+        c = mine[0]
+        if c.get("body") == body:
+            return "unchanged"
+        gh.patch(f"issues/comments/{c['id']}", {"body": body})
+        return "updated"
+    gh.post(f"issues/{number}/comments", {"body": body})
+    return "created"
+
+
+# --- 5. fallback: workflow commands -------------------------------------------------------------
+
+def workflow_commands(findings: list, out) -> int:
+    """``::error``/``::warning``/``::notice`` for the most severe findings, at most 10 each."""
+    count = {}
+    n = 0
+    for f in by_severity(findings):
+        level = f.severity
+        if count.get(level, 0) >= WORKFLOW_COMMANDS_PER_LEVEL:
+            continue
+        count[level] = count.get(level, 0) + 1
+        out.write(wfcmd.command(f) + "\n")
+        n += 1
+    return n
+
+
+def write_report_files(env, report: dict, findings: list, rules: dict) -> dict:
+    """The JSON report (always) and SARIF (when asked), relative to the workspace."""
+    from ..report import render
+
+    done = {}
+    path = env.workspace_path(env.report_file)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+    done["report"] = os.path.relpath(path, env.workspace).replace(os.sep, "/")
+    if env.sarif_file:
+        sp = env.workspace_path(env.sarif_file)
+        os.makedirs(os.path.dirname(sp) or ".", exist_ok=True)
+        with open(sp, "w", encoding="utf-8") as fh:
+            fh.write(render("sarif", report, findings, rules))
+        done["sarif"] = os.path.relpath(sp, env.workspace).replace(os.sep, "/")
+    return done

@@ -1,0 +1,560 @@
+"""ClusterServiceVersion install content: owned and required CRDs and API services, resource
+requests of the install strategy's containers, channel names, PodDisruptionBudget and
+PriorityClass limits. Webhooks are in ``webhooks.py``, RBAC in ``rbac.py``.
+
+The small readers at the top (``csv_spec``, ``deployments``, ``strings``) are shared by those
+modules; every one of them tolerates any shape of input (a string where a mapping belongs, a
+number where a string belongs) and returns nothing for it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator, Optional
+
+from ..finding import Fix
+from ..model import Bundle, Manifest
+from ..nodes import Mapping, Node, Scalar, Sequence
+from . import check, define, finding
+
+CAT = "csv"
+
+
+# ---------------------------------------------------------------------------------------
+# Shared readers
+
+def csv_spec(bundle: Bundle) -> Optional[tuple]:
+    """(csv manifest, spec mapping) of the bundle's one CSV, or None."""
+    csv = bundle.csv
+    if csv is None:
+        return None
+    spec = csv.spec()
+    if spec is None:
+        return None
+    return csv, spec
+
+
+def text(node) -> Optional[str]:
+    """The string value of a scalar node (stripped), None for anything else or empty."""
+    if isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip():
+        return node.value.strip()
+    return None
+
+
+def strings(node) -> list:
+    """[(value, node)] for the string scalars of a list node; anything else yields nothing."""
+    out = []
+    if isinstance(node, Sequence):
+        for item in node:
+            if isinstance(item, Scalar) and isinstance(item.value, str):
+                out.append((item.value, item))
+    return out
+
+
+def install_spec(spec: Mapping) -> Optional[Mapping]:
+    inst = spec.get("install")
+    s = inst.get("spec") if isinstance(inst, Mapping) else None
+    return s if isinstance(s, Mapping) else None
+
+
+def deployments(spec: Mapping) -> list:
+    """[(name or None, entry mapping)] of spec.install.spec.deployments."""
+    s = install_spec(spec)
+    deps = s.get("deployments") if s is not None else None
+    out = []
+    if isinstance(deps, Sequence):
+        for d in deps:
+            if isinstance(d, Mapping):
+                out.append((text(d.get("name")), d))
+    return out
+
+
+def deployment_names(spec: Mapping) -> list:
+    return [n for n, _d in deployments(spec) if n]
+
+
+def install_modes(spec: Mapping) -> Optional[dict]:
+    """{type: (supported bool, entry node)} or None when installModes is not a list."""
+    modes = spec.get("installModes")
+    if not isinstance(modes, Sequence):
+        return None
+    out = {}
+    for m in modes:
+        if isinstance(m, Mapping):
+            t = text(m.get("type"))
+            s = m.get("supported")
+            if t:
+                out[t] = (isinstance(s, Scalar) and s.value is True, m)
+    return out
+
+
+def where(mapping: Mapping, key: str) -> Node:
+    """The node to point at for ``key`` of ``mapping``: its key when present, else the mapping."""
+    k = mapping.key_node(key)
+    return k if k is not None else mapping
+
+
+def show(node) -> str:
+    """A value as people read it in a message."""
+    if isinstance(node, Scalar):
+        return f"'{node.raw}'" if node.raw != "" else "empty"
+    return node.type_name() if node is not None else "nothing"
+
+
+def lacking(node, key: str) -> str:
+    """How a required string field is wrong, for a message: 'no X', 'an empty X', or 'X as a list'."""
+    if node is None:
+        return f"no {key}"
+    if isinstance(node, Scalar) and (node.value is None or (isinstance(node.value, str) and not node.value.strip())):
+        return f"an empty {key}"
+    return f"{key} as {node.type_name()} ({show(node)}) instead of a string" if isinstance(node, Scalar) else f"{key} as {node.type_name()} instead of a string"
+
+
+def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
+    """Replace a one-line plain or quoted scalar on its line with ``new_text``."""
+    if file is None or not isinstance(node, Scalar) or node.style in ("|", ">"):
+        return None
+    line = file.line_text(node.line)
+    start = node.col - 1
+    if node.style is None:
+        end = start + len(node.raw)
+        if line[start:end] != node.raw:
+            return None
+    else:
+        end = line.find(node.style, start + 1)
+        if end == -1:
+            return None
+        end += 1
+    return Fix(node.line, line[:start] + new_text + line[end:], description)
+
+
+# ---------------------------------------------------------------------------------------
+# owned-crd-fields / required-crd-fields
+
+_CRD_EXPLANATION = """
+    What: each entry of `spec.customresourcedefinitions.{which}` needs `name` (the CRD's
+    `metadata.name`, `<plural>.<group>`), `version` (a version the CRD serves) and `kind`;
+    the documentation also requires `displayName` and `description` for every entry.
+
+    Why: OLM matches {why}. Without name, version or kind (or with a name that is not
+    `<plural>.<group>`) it cannot match the CRD and the install fails (error). displayName and
+    description are what the console shows for the API; nothing refuses the CSV without them
+    (warning).
+
+    Fix: fill in the missing field.
+
+    Bad:
+        customresourcedefinitions:
+          {which}:
+            - name: widgets.example.com
+              kind: Widget
+    Good:
+        customresourcedefinitions:
+          {which}:
+            - name: widgets.example.com
+              version: v1
+              kind: Widget
+              displayName: Widget
+              description: A widget managed by the operator.
+    """
+
+define("owned-crd-fields", "error", "An owned CRD entry lacks name, version or kind (error), or displayName/description (warning)",
+       category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
+           which="owned", why="owned entries to the CRDs shipped in the bundle by name and serves the API from the listed version"))
+
+define("required-crd-fields", "error", "A required CRD entry lacks name, version or kind (error), or displayName/description (warning)",
+       category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
+           which="required", why="required entries to CRDs already on the cluster by name, version and kind before it installs the operator (the CSV stays Pending until they exist)"))
+
+_CRD_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+")
+
+
+def _crd_entries(bundle: Bundle, rule_id: str, which: str):
+    cs = csv_spec(bundle)
+    if cs is None:
+        return
+    csv, spec = cs
+    sf = csv.file
+    crds = spec.get("customresourcedefinitions")
+    if crds is None or (isinstance(crds, Scalar) and crds.value is None):
+        return
+    if not isinstance(crds, Mapping):
+        if which == "owned":  # report the shape once, under the owned rule
+            yield finding(rule_id, sf, crds, f"spec.customresourcedefinitions must be a mapping with 'owned' and 'required' lists, not {crds.type_name()}; OLM cannot read the CSV's APIs. Write customresourcedefinitions: {{owned: [...]}}.")
+        return
+    lst = crds.get(which)
+    if lst is None or (isinstance(lst, Scalar) and lst.value is None):
+        return
+    if not isinstance(lst, Sequence):
+        yield finding(rule_id, sf, lst, f"spec.customresourcedefinitions.{which} must be a list of CRD entries (name, version, kind, displayName, description), not {lst.type_name()}; the API server rejects the CSV.")
+        return
+    by_kind = {}
+    for m in bundle.crds:
+        sp = m.spec()
+        names = sp.get("names") if sp is not None else None
+        k = text(names.get("kind")) if isinstance(names, Mapping) else None
+        if k and m.name:
+            by_kind.setdefault(k, m.name)
+    for entry in lst:
+        if not isinstance(entry, Mapping):
+            yield finding(rule_id, sf, entry, f"this {which} CRD entry is {entry.type_name()}, not a mapping with name, version and kind; the API server rejects the CSV. Write the entry as a mapping.")
+            continue
+        label = text(entry.get("name")) or text(entry.get("kind")) or "this entry"
+        for key, what in (("name", "the CRD's metadata.name, '<plural>.<group>'"), ("version", "the API version, e.g. v1"), ("kind", "the kind, e.g. Widget")):
+            v = entry.get(key)
+            if v is None:
+                hint = ""
+                if key == "name" and which == "owned":
+                    guess = by_kind.get(text(entry.get("kind")) or "")
+                    if guess:
+                        hint = f" (the bundle's CRD for this kind is '{guess}')"
+                yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}' has no {key} ({what}){hint}; OLM cannot match the CRD without it and the install fails. Add {key}.", severity="error")
+            elif text(v) is None:
+                yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}' is {show(v)}, not a non-empty string ({what}); OLM cannot match the CRD. Write the {key} as a string.", severity="error")
+            elif key == "name" and not _CRD_NAME.fullmatch(text(v)):
+                yield finding(rule_id, sf, v, f"the {which} CRD name '{text(v)}' is not '<plural>.<group>' (lowercase, with the API group after the first dot, e.g. widgets.example.com); a CRD's metadata.name always has that form, so OLM can never match this entry. Write the CRD's metadata.name.", severity="error")
+        yield from _ui_text(rule_id, sf, entry, f"the {which} CRD entry '{label}'")
+
+
+def _ui_text(rule_id, sf, entry: Mapping, what: str):
+    """One warning per entry for a missing or empty displayName and/or description."""
+    lacking = []
+    node = None
+    for key in ("displayName", "description"):
+        v = entry.get(key)
+        if v is None:
+            lacking.append(f"no {key}")
+        elif text(v) is None:
+            lacking.append(f"an empty {key}")
+            node = node or v
+    if lacking:
+        keys = " and ".join(k.split()[-1] for k in lacking)
+        yield finding(rule_id, sf, node or entry,
+                      f"{what} has {' and '.join(lacking)}; the console shows them for this API and the CSV documentation requires both. Add {keys}.",
+                      severity="warning")
+
+
+@check("bundle")
+def owned_crd_fields(bundle: Bundle, ctx):
+    yield from _crd_entries(bundle, "owned-crd-fields", "owned")
+
+
+@check("bundle")
+def required_crd_fields(bundle: Bundle, ctx):
+    yield from _crd_entries(bundle, "required-crd-fields", "required")
+
+
+# ---------------------------------------------------------------------------------------
+# apiservice-definitions
+
+@check("bundle")
+def apiservice_definitions(bundle: Bundle, ctx):
+    cs = csv_spec(bundle)
+    if cs is None:
+        return
+    csv, spec = cs
+    sf = csv.file
+    defs = spec.get("apiservicedefinitions")
+    if defs is None or (isinstance(defs, Scalar) and defs.value is None):
+        return
+    if not isinstance(defs, Mapping):
+        yield finding("apiservice-definitions", sf, defs, f"spec.apiservicedefinitions must be a mapping with 'owned' and 'required' lists, not {defs.type_name()}; the API server rejects the CSV.", severity="error")
+        return
+    deps = deployment_names(spec)
+    for which in ("owned", "required"):
+        lst = defs.get(which)
+        if lst is None or (isinstance(lst, Scalar) and lst.value is None):
+            continue
+        if not isinstance(lst, Sequence):
+            yield finding("apiservice-definitions", sf, lst, f"spec.apiservicedefinitions.{which} must be a list of API service entries, not {lst.type_name()}; the API server rejects the CSV.", severity="error")
+            continue
+        for entry in lst:
+            if not isinstance(entry, Mapping):
+                yield finding("apiservice-definitions", sf, entry, f"this {which} API service entry is {entry.type_name()}, not a mapping with group, version, kind and name; the API server rejects the CSV.", severity="error")
+                continue
+            label = ".".join(x for x in (text(entry.get("name")), text(entry.get("group"))) if x) or text(entry.get("kind")) or "this entry"
+            for key, what in (("group", "the API group, e.g. metrics.example.com"), ("version", "the version, e.g. v1"),
+                              ("kind", "the kind, e.g. Widget"), ("name", "the plural resource name, e.g. widgets")):
+                v = entry.get(key)
+                if v is None or text(v) is None:
+                    node = entry if v is None else v
+                    why = ("OLM creates the APIService <version>.<group> from these fields" if which == "owned"
+                           else "OLM waits for the APIService <version>.<group> to be available before installing")
+                    yield finding("apiservice-definitions", sf, node, f"the {which} API service entry '{label}' has {lacking(v, key)} ({what}); {why}, so the install cannot succeed. Write {key} as a non-empty string.", severity="error")
+            if which == "owned":
+                dn = entry.get("deploymentName")
+                name = text(dn)
+                if name is None:
+                    yield finding("apiservice-definitions", sf, entry if dn is None else dn,
+                                  f"the owned API service entry '{label}' has {lacking(dn, 'deploymentName')}; OLM serves the API from that deployment (it mounts the serving certificate into it and points the APIService's Service at it), so the APIService never becomes available. Set deploymentName to one of the CSV's deployments ({', '.join(deps) or 'none defined'}).",
+                                  severity="error")
+                elif name not in deps:
+                    yield finding("apiservice-definitions", sf, dn,
+                                  f"deploymentName '{name}' of the owned API service '{label}' is not a deployment of this CSV's install strategy ({', '.join(deps) or 'none defined'}); OLM cannot find the deployment to serve the API and the install fails. Use one of the CSV's deployment names.",
+                                  severity="error")
+            yield from _ui_text("apiservice-definitions", sf, entry, f"the {which} API service entry '{label}'")
+
+
+define("apiservice-definitions", "error", "An owned or required API service entry is incomplete, or names a deployment the CSV does not have",
+       category=CAT, mixed=True, explanation="""
+    What: each entry of `spec.apiservicedefinitions.owned` and `.required` needs `group`,
+    `version`, `kind` and `name` (the plural resource); owned entries also need
+    `deploymentName`, one of the deployments of the CSV's install strategy. `displayName`
+    and `description` are required by the CSV documentation.
+
+    Why: for an owned API service OLM creates the APIService `<version>.<group>`, generates
+    its serving certificate and mounts it into the named deployment; for a required one it
+    waits until that APIService is available. A missing field or a deployment that is not in
+    the CSV means the APIService never becomes available and the CSV never succeeds (error).
+    displayName and description are console text (warning).
+
+    Fix: add the missing field; set deploymentName to a deployment listed under
+    `spec.install.spec.deployments`.
+
+    Bad:
+        apiservicedefinitions:
+          owned:
+            - group: metrics.example.com
+              version: v1
+              kind: Metric
+              name: metrics
+              deploymentName: metrics-server   # no such deployment
+    Good:
+        apiservicedefinitions:
+          owned:
+            - group: metrics.example.com
+              version: v1
+              kind: Metric
+              name: metrics
+              displayName: Metric
+              description: Metrics served by the operator.
+              deploymentName: example-operator
+    """)
+
+
+# ---------------------------------------------------------------------------------------
+# resource-requests
+
+@check("bundle")
+def resource_requests(bundle: Bundle, ctx):
+    cs = csv_spec(bundle)
+    if cs is None:
+        return
+    csv, spec = cs
+    sf = csv.file
+    for dname, dep in deployments(spec):
+        ds = dep.get("spec")
+        tmpl = ds.get("template") if isinstance(ds, Mapping) else None
+        ps = tmpl.get("spec") if isinstance(tmpl, Mapping) else None
+        if not isinstance(ps, Mapping):
+            continue
+        containers = ps.get("containers")
+        if not isinstance(containers, Sequence):
+            continue
+        for c in containers:
+            if not isinstance(c, Mapping):
+                continue
+            cname = text(c.get("name")) or "(unnamed)"
+            res = c.get("resources")
+            req = res.get("requests") if isinstance(res, Mapping) else None
+            lim = res.get("limits") if isinstance(res, Mapping) else None
+            missing = []
+            for r, word in (("cpu", "CPU"), ("memory", "memory")):
+                has_req = isinstance(req, Mapping) and _quantity(req.get(r))
+                has_lim = isinstance(lim, Mapping) and _quantity(lim.get(r))
+                if not (has_req or has_lim):
+                    missing.append(word)
+            if not missing:
+                continue
+            node = c.key_node("resources") if isinstance(res, Mapping) and c.key_node("resources") is not None else c.key_node("name") or c
+            what = " and ".join(missing)
+            yield finding("resource-requests", sf, node,
+                          f"container '{cname}' of deployment '{dname or '(unnamed)'}' requests no {what} (and sets no {what} limit that Kubernetes would copy into the request); "
+                          f"without requests the scheduler cannot place the pod sensibly, it is the first to be evicted under pressure, and namespaces with a ResourceQuota refuse to create it. "
+                          f"Add resources.requests.{' and resources.requests.'.join(m.lower() for m in missing)} with what the operator needs (e.g. cpu: 10m, memory: 64Mi).")
+
+
+def _quantity(node) -> bool:
+    """A resource quantity is set (a non-empty string or a number)."""
+    if not isinstance(node, Scalar) or isinstance(node.value, bool) or node.value is None:
+        return False
+    if isinstance(node.value, (int, float)):
+        return True
+    return isinstance(node.value, str) and node.value.strip() != ""
+
+
+define("resource-requests", "warning", "A container of the CSV's deployments has no CPU or memory request", category=CAT, explanation="""
+    What: every container of the deployments in the CSV's install strategy
+    (`spec.install.spec.deployments[].spec.template.spec.containers[]`) should request CPU
+    and memory. A limit without a request counts as a request (Kubernetes copies the limit
+    into it), so only containers with neither are reported; operator-sdk's good-practices
+    validator, by contrast, only notices a container whose `requests` are missing altogether.
+
+    Why: a pod without requests is scheduled as if it needed nothing, is evicted first when
+    the node runs short, and cannot be created at all in namespaces whose ResourceQuota
+    covers CPU or memory (the Operator SDK best practices, "Managing resources").
+
+    Fix: add `resources.requests` with what the operator needs.
+
+    Bad:
+        containers:
+          - name: manager
+            image: quay.io/example/operator@sha256:...
+    Good:
+        containers:
+          - name: manager
+            image: quay.io/example/operator@sha256:...
+            resources:
+              requests:
+                cpu: 10m
+                memory: 64Mi
+    """)
+
+
+# ---------------------------------------------------------------------------------------
+# channel-naming
+
+CHANNELS_KEY = "operators.operatorframework.io.bundle.channels.v1"
+_CHANNEL_OK = re.compile(r"(candidate|fast|stable)([^a-z].*|v[0-9].*)?")
+SDK_SCAFFOLD_CHANNEL = "alpha"
+
+
+def _channels(bundle: Bundle) -> list:
+    ann = bundle.annotations
+    node = ann.get(CHANNELS_KEY) if ann is not None else None
+    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        return []
+    return [c.strip() for c in node.value.split(",") if c.strip()]
+
+
+def _established(bundle: Bundle, ctx, channel: str) -> bool:
+    """Another bundle of the same operator (in the checked repository) is in this channel."""
+    repo = getattr(ctx, "repo", None)
+    if repo is None or bundle.operator is None:
+        return False
+    op = repo.operators.get(bundle.operator)
+    if op is None:
+        return False
+    return any(b is not bundle and channel in _channels(b) for b in op.bundles)
+
+
+@check("bundle")
+def channel_naming(bundle: Bundle, ctx):
+    af = bundle.annotations_file
+    node = bundle.annotations.get(CHANNELS_KEY) if bundle.annotations is not None else None
+    if af is None or not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        return
+    seen = set()
+    for ch in _channels(bundle):
+        if ch in seen or _CHANNEL_OK.fullmatch(ch):
+            continue
+        seen.add(ch)
+        if ch == SDK_SCAFFOLD_CHANNEL:
+            yield finding("channel-naming", af, node,
+                          f"the channel '{ch}' is operator-sdk's scaffolded default; the recommended names are candidate, fast and stable (optionally with a version, e.g. stable-v1). "
+                          "Keep it for early-access releases; when the operator is ready for users, publish to a stable channel too.",
+                          severity="info")
+        elif _established(bundle, ctx, ch):
+            yield finding("channel-naming", af, node,
+                          f"the channel '{ch}' does not follow the recommended naming (candidate, fast or stable, optionally with a version: stable-v1), but other bundles of this operator already publish to it and renaming it would strand existing subscriptions. "
+                          "Nothing to change here; name new channels candidate, fast or stable.",
+                          severity="info")
+        else:
+            yield finding("channel-naming", af, node,
+                          f"the channel '{ch}' does not follow the recommended channel naming (candidate, fast or stable, optionally with a version: stable-v1, fast-v1.2); "
+                          "users and the console expect those names to say how tested a release is. Rename it before users subscribe to it (afterwards a rename strands their subscriptions).",
+                          severity="warning")
+
+
+define("channel-naming", "warning", "A channel name outside the candidate/fast/stable conventions (info for SDK's default 'alpha')",
+       category=CAT, mixed=True, explanation="""
+    What: OLM's best practices name channels `candidate`, `fast` and `stable`, optionally
+    followed by a version (`stable-v1`, `fast-v1.2`). A new channel with another name is a
+    warning. Information only: `alpha`, the channel operator-sdk scaffolds (early operators
+    legitimately ship in it; operator-sdk's good-practices validator warning on it is noise
+    authors learn to ignore), and, in a catalog repository, a channel that other bundles of
+    the operator already publish to (renaming it would strand existing subscriptions, so the
+    warning could only be ignored).
+
+    Why: the names tell users how tested a release is (candidate: may be untested; fast:
+    tested, newest; stable: the supported, slower-moving stream); the console and
+    documentation assume them. Nothing refuses other names.
+
+    Fix: rename a new channel in metadata/annotations.yaml (and bundle.Dockerfile) before
+    users subscribe to it.
+
+    Bad:
+        operators.operatorframework.io.bundle.channels.v1: release-1.x
+    Good:
+        operators.operatorframework.io.bundle.channels.v1: stable,stable-v1
+    """)
+
+
+# ---------------------------------------------------------------------------------------
+# disruption-budget
+
+def _pdb_zero(node) -> bool:
+    if not isinstance(node, Scalar) or isinstance(node.value, bool):
+        return False
+    v = node.value
+    if isinstance(v, int):
+        return v == 0
+    if isinstance(v, str):
+        return v.strip() in ("0", "0%")
+    return False
+
+
+def _pdb_full(node) -> bool:
+    return isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip() == "100%"
+
+
+@check("bundle")
+def disruption_budget(bundle: Bundle, ctx):
+    for m in bundle.manifests:
+        kind = m.kind
+        if kind == "PodDisruptionBudget":
+            spec = m.spec()
+            if spec is None:
+                continue
+            mu = spec.get("maxUnavailable")
+            if _pdb_zero(mu):
+                yield finding("disruption-budget", m.file, mu,
+                              f"PodDisruptionBudget '{m.name or '?'}' sets maxUnavailable to {mu.raw}: no pod may ever be evicted, so node drains hang and cluster upgrades stall (OLM's documented limit for bundled PDBs). "
+                              "Allow at least one disruption (maxUnavailable: 1), or use minAvailable below the replica count.")
+            ma = spec.get("minAvailable")
+            if _pdb_full(ma):
+                yield finding("disruption-budget", m.file, ma,
+                              f"PodDisruptionBudget '{m.name or '?'}' sets minAvailable to 100%: no pod may ever be evicted, so node drains hang and cluster upgrades stall (OLM's documented limit for bundled PDBs). "
+                              "Use a lower percentage or count (e.g. minAvailable: 1 with 2 or more replicas), or maxUnavailable: 1.")
+        elif kind == "PriorityClass" and isinstance(m.root, Mapping):
+            gd = m.root.get("globalDefault")
+            if isinstance(gd, Scalar) and gd.value is True:
+                yield finding("disruption-budget", m.file, gd,
+                              f"PriorityClass '{m.name or '?'}' sets globalDefault: true: it would become the priority of every pod in the cluster created without a priorityClassName, not only the operator's (OLM's documented limit for bundled PriorityClasses). "
+                              "Set globalDefault: false and reference the class by priorityClassName in the operator's pods.",
+                              fix=value_fix(m.file, gd, "false", "globalDefault: false"))
+
+
+define("disruption-budget", "error", "A bundled PodDisruptionBudget blocks every eviction, or a bundled PriorityClass is the cluster default",
+       category=CAT, explanation="""
+    What: a PodDisruptionBudget in the bundle with `maxUnavailable: 0` (or `"0%"`) or
+    `minAvailable: "100%"`; a PriorityClass in the bundle with `globalDefault: true`.
+    (A percentage such as `maxUnavailable: "50%"` is fine: operator-sdk's validator reads any
+    string value as 0 and reports it; olm-check does not.)
+
+    Why: OLM documents these limits for the objects it installs from a bundle. A budget that
+    allows no disruption makes node drains hang, which stalls cluster upgrades and machine
+    maintenance. A global-default PriorityClass changes the priority of every pod in the
+    cluster, not only the operator's.
+
+    Fix: allow at least one disruption; set `globalDefault: false` and use
+    `priorityClassName` in the operator's pods.
+
+    Bad:
+        kind: PodDisruptionBudget
+        spec:
+          maxUnavailable: 0
+    Good:
+        kind: PodDisruptionBudget
+        spec:
+          maxUnavailable: 1
+    """)

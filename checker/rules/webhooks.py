@@ -1,0 +1,202 @@
+"""`webhook-definitions`: the CSV's `spec.webhookdefinitions` as OLM installs them.
+
+Sources: OLM's CSV sync (pkg/controller/operators/olm/operator.go: a repeated generateName or
+rules refused by ``install.ValidWebhookRules`` fail the CSV), pkg/controller/install/webhook.go
+(``ValidWebhookRules``; conversion webhooks: ``isSingletonOperator``, conversionCRDs owned,
+``crd.Spec.PreserveUnknownFields`` must be false), the CSV CRD's enum for ``type``.
+(`admissionReviewVersions` is checked by `webhook-admission-review-versions`.)
+"""
+from __future__ import annotations
+
+from ..model import Bundle
+from ..nodes import Mapping, Scalar, Sequence
+from . import check, define, finding
+from .csv_install import CAT, csv_spec, deployment_names, install_modes, lacking, show, strings, text, value_fix
+
+TYPES = ("ValidatingAdmissionWebhook", "MutatingAdmissionWebhook", "ConversionWebhook")
+OLM_GROUP = "operators.coreos.com"
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+# OLM compares these literally (kind names, not resource names) - pkg/controller/install/webhook.go
+OLM_REFUSED_ADMISSION_RESOURCES = ("*", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+REAL_ADMISSION_RESOURCES = ("mutatingwebhookconfigurations", "validatingwebhookconfigurations")
+
+
+@check("bundle")
+def webhook_definitions(bundle: Bundle, ctx):
+    cs = csv_spec(bundle)
+    if cs is None:
+        return
+    csv, spec = cs
+    sf = csv.file
+    whs = spec.get("webhookdefinitions")
+    if whs is None or (isinstance(whs, Scalar) and whs.value is None):
+        return
+    if not isinstance(whs, Sequence):
+        yield finding("webhook-definitions", sf, whs, f"spec.webhookdefinitions must be a list of webhook descriptions, not {whs.type_name()}; the API server rejects the CSV.", severity="error")
+        return
+    deps = deployment_names(spec)
+    seen_names = {}
+    owned = _owned_crd_names(spec)
+    crds = {}
+    for m in bundle.crds:
+        if m.name:
+            crds.setdefault(m.name, m)
+    modes_checked = False
+    for wh in whs:
+        if not isinstance(wh, Mapping):
+            yield finding("webhook-definitions", sf, wh, f"this webhook description is {wh.type_name()}, not a mapping (type, generateName, deploymentName, rules, ...); the API server rejects the CSV.", severity="error")
+            continue
+        gn_node = wh.get("generateName")
+        gn = text(gn_node)
+        label = gn or "(no generateName)"
+        # type
+        t_node = wh.get("type")
+        wtype = text(t_node)
+        if t_node is None:
+            yield finding("webhook-definitions", sf, wh, f"webhook '{label}' has no type; the API server rejects the CSV. Set type to one of {', '.join(TYPES)}.", severity="error")
+        elif wtype not in TYPES:
+            close = [t for t in TYPES if wtype and t.lower() == wtype.lower()]
+            hint = f" (letter case: write '{close[0]}')" if close else ""
+            fix = value_fix(sf, t_node, close[0], f"type: {close[0]}") if close else None
+            yield finding("webhook-definitions", sf, t_node, f"webhook '{label}' has type {show(t_node)}, which is not one of {', '.join(TYPES)}{hint}; the API server rejects the CSV.", severity="error", fix=fix)
+        # generateName: required and unique
+        if gn is None:
+            yield finding("webhook-definitions", sf, wh if gn_node is None else gn_node,
+                          f"this webhook description has {lacking(gn_node, 'generateName')}; the field is required (OLM names the webhook configuration and its Service after it) and the API server rejects the CSV. Add a unique generateName, e.g. vwidget.kb.io.", severity="error")
+        elif gn in seen_names:
+            yield finding("webhook-definitions", sf, gn_node,
+                          f"generateName '{gn}' is used by an earlier webhook description too (line {seen_names[gn]}); OLM fails the CSV (\"CSV contains repeated WebhookDescription name\"). Give each webhook its own generateName.", severity="error")
+        else:
+            seen_names[gn] = gn_node.line
+        # deploymentName
+        dn_node = wh.get("deploymentName")
+        dn = text(dn_node)
+        if dn is None:
+            yield finding("webhook-definitions", sf, wh if dn_node is None else dn_node,
+                          f"webhook '{label}' has {lacking(dn_node, 'deploymentName')}; OLM serves the webhook from that deployment (it mounts the serving certificate into it), so the webhook never works and the CSV does not succeed. Set deploymentName to one of the CSV's deployments ({', '.join(deps) or 'none defined'}).", severity="error")
+        elif dn not in deps:
+            yield finding("webhook-definitions", sf, dn_node,
+                          f"deploymentName '{dn}' of webhook '{label}' is not a deployment of this CSV's install strategy ({', '.join(deps) or 'none defined'}); OLM cannot install the webhook's certificate and the CSV goes back to Pending over and over. Use one of the CSV's deployment names.", severity="error")
+        # rules (OLM v0 checks the rules of every webhook description, whatever its type)
+        yield from _rules(sf, wh, label)
+        # conversion webhooks
+        if wtype == "ConversionWebhook":
+            yield from _conversion(bundle, sf, spec, wh, label, owned, crds, not modes_checked)
+            modes_checked = True
+
+
+def _owned_crd_names(spec) -> set:
+    crds = spec.get("customresourcedefinitions")
+    owned = crds.get("owned") if isinstance(crds, Mapping) else None
+    out = set()
+    if isinstance(owned, Sequence):
+        for e in owned:
+            if isinstance(e, Mapping) and text(e.get("name")):
+                out.add(text(e.get("name")))
+    return out
+
+
+def _rules(sf, wh, label):
+    rules = wh.get("rules")
+    if not isinstance(rules, Sequence):
+        return
+    for r in rules:
+        if not isinstance(r, Mapping):
+            continue
+        groups = strings(r.get("apiGroups"))
+        resources = strings(r.get("resources"))
+        for g, gnode in groups:
+            if g == "*":
+                yield finding("webhook-definitions", sf, gnode,
+                              f"webhook '{label}' has a rule on all API groups ('*'); OLM refuses it (\"webhook rules cannot include all groups\") and fails the CSV, because such a webhook could block OLM itself. List the API groups the webhook really handles.", severity="error")
+            elif g == OLM_GROUP:
+                yield finding("webhook-definitions", sf, gnode,
+                              f"webhook '{label}' has a rule on the OLM API group {OLM_GROUP}; OLM refuses it (\"webhook rules cannot include the OLM group\") and fails the CSV, so a broken webhook can never lock OLM's own objects. Remove this group from the rule.", severity="error")
+            elif g == ADMISSION_GROUP:
+                for res, rnode in resources:
+                    if res in OLM_REFUSED_ADMISSION_RESOURCES:
+                        yield finding("webhook-definitions", sf, rnode,
+                                      f"webhook '{label}' has a rule on '{res}' of {ADMISSION_GROUP}; OLM refuses it (\"webhook rules cannot include MutatingWebhookConfiguration or ValidatingWebhookConfiguration resources\") and fails the CSV. Remove it from the rule.", severity="error")
+                    elif res.split("/", 1)[0].lower() in REAL_ADMISSION_RESOURCES:
+                        yield finding("webhook-definitions", sf, rnode,
+                                      f"webhook '{label}' intercepts '{res}' of {ADMISSION_GROUP}: OLM only refuses the literal kind names (MutatingWebhookConfiguration...), so it lets this through, but a webhook on webhook configurations can lock administrators out of repairing a broken webhook. Remove it unless the operator truly must police webhook configurations.", severity="warning")
+
+
+def _conversion(bundle, sf, spec, wh, label, owned, crds, check_modes):
+    cnode = wh.get("conversionCRDs")
+    names = strings(cnode)
+    if not names:
+        yield finding("webhook-definitions", sf, wh if cnode is None else cnode,
+                      f"conversion webhook '{label}' lists no conversionCRDs (a list of CRD names); OLM refuses it (\"conversion webhook must have at least one CRD specified\") and the install fails. List the owned CRDs (by metadata.name) whose versions this webhook converts.", severity="error")
+    for name, nnode in names:
+        if name not in owned:
+            yield finding("webhook-definitions", sf, nnode,
+                          f"conversion webhook '{label}' names the CRD '{name}', which the CSV does not own; OLM refuses it (\"csv ... does not own CRD {name}\") and the install fails. Convert only owned CRDs (spec.customresourcedefinitions.owned), by their metadata.name.", severity="error")
+            continue
+        crd = crds.get(name)
+        if crd is None:
+            continue  # owned-crd-missing reports it
+        cspec = crd.spec()
+        if cspec is None:
+            continue
+        puf = cspec.get("preserveUnknownFields")
+        if isinstance(puf, Scalar) and puf.value is True:
+            yield finding("webhook-definitions", crd.file, puf,
+                          f"the CRD '{name}' sets preserveUnknownFields: true, but it is converted by the webhook '{label}'; OLM refuses it (\"PreserveUnknownFields must be false to let API Server call webhook to do the conversion\") and the install fails. Set preserveUnknownFields: false (and give every version a structural schema).", severity="error")
+        elif puf is None and crd.api_version == "apiextensions.k8s.io/v1beta1":
+            yield finding("webhook-definitions", crd.file, cspec,
+                          f"the CRD '{name}' is apiextensions.k8s.io/v1beta1 without preserveUnknownFields, which then defaults to true; it is converted by the webhook '{label}', and OLM refuses that (\"PreserveUnknownFields must be false...\"). Add preserveUnknownFields: false under spec, or better, move the CRD to apiextensions.k8s.io/v1.", severity="error")
+    if not check_modes:
+        return
+    modes = install_modes(spec)
+    if modes is None:
+        return  # install-modes reports it
+    others = [(t, node) for t, (sup, node) in modes.items() if sup and t != "AllNamespaces"]
+    all_ns = modes.get("AllNamespaces")
+    if all_ns is not None and not all_ns[0]:
+        yield finding("webhook-definitions", sf, all_ns[1],
+                      f"the CSV has a conversion webhook ('{label}') but does not support AllNamespaces; OLM installs conversion webhooks only for operators that support AllNamespaces and nothing else (a CRD's conversion is cluster-wide), and the install fails. Support AllNamespaces only.", severity="error")
+    for t, node in others:
+        yield finding("webhook-definitions", sf, node,
+                      f"the CSV has a conversion webhook ('{label}') and supports the {t} install mode; OLM refuses that (\"CSVs with conversion webhooks must support only AllNamespaces\") because a CRD's conversion is cluster-wide. Set supported: false for {t}.", severity="error")
+
+
+define("webhook-definitions", "error", "A webhook description OLM refuses or can never finish installing", category=CAT, mixed=True, explanation="""
+    What: each entry of `spec.webhookdefinitions` must have a `type` of
+    ValidatingAdmissionWebhook, MutatingAdmissionWebhook or ConversionWebhook, a unique
+    `generateName`, and a `deploymentName` that is one of the CSV's deployments. Its rules
+    must not cover all API groups (`*`), the OLM group `operators.coreos.com`, or, in group
+    `admissionregistration.k8s.io`, the resources `*`, `MutatingWebhookConfiguration` or
+    `ValidatingWebhookConfiguration` (OLM compares these literally). The real resource names
+    `mutatingwebhookconfigurations` / `validatingwebhookconfigurations` pass OLM's check but
+    are still a warning: such a webhook polices the cluster's webhook configurations.
+    A ConversionWebhook must list `conversionCRDs`, each an owned CRD whose manifest does not
+    preserve unknown fields (an `apiextensions.k8s.io/v1beta1` CRD without
+    `preserveUnknownFields: false` preserves them by default), and the CSV must support the
+    AllNamespaces install mode and no other.
+
+    Why: OLM fails the CSV on a repeated generateName and on these rules ("webhook rules
+    cannot include all groups"...), never finishes a webhook whose deployment does not exist
+    (the CSV loops back to Pending), and refuses conversion webhooks on CRDs it does not own,
+    that preserve unknown fields, or in operators that are not cluster-wide singletons.
+
+    Fix: give the field OLM accepts, as the message says.
+
+    Bad:
+        webhookdefinitions:
+          - type: ValidatingAdmissionWebhook
+            generateName: vwidget.example.com
+            deploymentName: webhook-server     # not a CSV deployment
+            rules:
+              - apiGroups: ["*"]
+    Good:
+        webhookdefinitions:
+          - type: ValidatingAdmissionWebhook
+            generateName: vwidget.example.com
+            deploymentName: example-operator
+            rules:
+              - apiGroups: ["example.com"]
+                apiVersions: ["v1"]
+                operations: ["CREATE", "UPDATE"]
+                resources: ["widgets"]
+    """)

@@ -1,0 +1,360 @@
+"""The GitHub Action end to end: entrypoint.py driven as the runner drives it (environment,
+event file, a workspace that is a real git repository with a base and a head commit)
+against the fake GitHub on 127.0.0.1, which validates every request against GitHub's
+published OpenAPI description."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from fakegithub import FakeGitHub  # noqa: E402
+from fakegithub.plugin import fake_github_fixture  # noqa: E402,F401  (fixture fake_github)
+from fakegithub.server import _PullCommit  # noqa: E402
+
+from checker.action.diffmap import right_lines, split_git_diff  # noqa: E402
+
+FIX = ROOT / "fixtures" / "action"
+ENTRY = ROOT / "entrypoint.py"
+NEW = "operators/example-operator/1.1.0"
+CSV = f"{NEW}/manifests/example-operator.clusterserviceversion.yaml"
+CM = f"{NEW}/manifests/settings.configmap.yaml"
+
+
+def git(ws, *args) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(ws)}
+    return subprocess.run(["git", "-C", str(ws), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+def commit_overlay(ws: Path, overlay: Path = None, edit=None, message="head") -> str:
+    if overlay is not None:
+        shutil.copytree(overlay, ws, dirs_exist_ok=True)
+    if edit is not None:
+        edit(ws)
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", message)
+    return git(ws, "rev-parse", "HEAD")
+
+
+def make_repo(tmp_path: Path, overlay: str = "pr-new-bundle") -> tuple:
+    ws = tmp_path / "ws"
+    shutil.copytree(FIX / "catalog-base", ws)
+    git(ws, "init", "-q", "-b", "main")
+    base = commit_overlay(ws, message="base")
+    git(ws, "checkout", "-q", "-b", "feature")
+    head = commit_overlay(ws, FIX / overlay)
+    return ws, base, head
+
+
+def sync_pull(fake: FakeGitHub, ws: Path, base: str, head: str, number: int = 1):
+    """The fake's PR gets the same files and patches as git's three-dot diff."""
+    pr = fake.pulls.get(number)
+    if pr is None:
+        pr = fake.add_pull(number, head_sha=head, base_sha=base)
+    elif pr.head_sha != head:
+        fake.commits.pop(pr.head_sha, None)
+        pr.head_sha = head
+        fake.commits[head] = _PullCommit(pr)
+    pr.files.clear()
+    patches = split_git_diff(git(ws, "diff", "-U3", "-M", f"{base}...{head}") + "\n")
+    status = {"A": "added", "M": "modified", "D": "removed"}
+    for line in git(ws, "diff", "--name-status", "-M", f"{base}...{head}").splitlines():
+        parts = line.split("\t")
+        if parts[0].startswith("R"):
+            pr.add_file(parts[2], patches.get(parts[2], ""), status="renamed", previous_filename=parts[1])
+        else:
+            pr.add_file(parts[1], patches.get(parts[1], "@@ -1 +0,0 @@\n-x"), status=status[parts[0][0]])
+    return pr
+
+
+def run_action(fake: FakeGitHub, tmp_path: Path, ws: Path, name: str, number=1, event_name="pull_request",
+               token=None, inputs=None, payload=None):
+    run_dir = tmp_path / name
+    env = fake.actions_env(run_dir, number, workspace=ws, event_name=event_name, token=token, payload=payload)
+    # what the runner sets for the action's inputs (action.yml defaults)
+    env.update({"INPUT_PATH": ".", "INPUT_OCP_VERSIONS": "", "INPUT_PROFILE": "", "INPUT_FAIL_ON": "",
+                "INPUT_CONFIG": "", "INPUT_REVIEW_COMMENTS": "true", "INPUT_CHECK_RUN": "true",
+                "INPUT_SUMMARY_COMMENT": "true", "INPUT_SARIF_FILE": "", "INPUT_REPORT_FILE": "olm-check-report.json"})
+    env.update(inputs or {})
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env.update({"PATH": os.environ["PATH"], "HOME": str(home), "OLM_CHECK_RETRY_DELAY": "0.05",
+                "PYTHONPATH": str(ROOT)})
+    p = subprocess.run([sys.executable, str(ENTRY)], env=env, cwd=str(ws), capture_output=True, text=True, timeout=120)
+    out = {
+        "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr,
+        "summary": Path(env["GITHUB_STEP_SUMMARY"]).read_text(),
+        "outputs": Path(env["GITHUB_OUTPUT"]).read_text(),
+        "env": env,
+    }
+    rp = ws / "olm-check-report.json"
+    out["report"] = json.loads(rp.read_text()) if rp.exists() else None
+    assert "Traceback" not in p.stderr, p.stderr
+    return out
+
+
+def parse_outputs(text: str) -> dict:
+    out, lines, i = {}, text.split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line:
+            name, delim = line.split("<<", 1)
+            j = lines.index(delim, i + 1)
+            out[name] = "\n".join(lines[i + 1:j])
+            i = j + 1
+        elif "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v
+            i += 1
+        else:
+            i += 1
+    return out
+
+
+def where(f) -> str:
+    return f"{f['path']}:{f['line']}"
+
+
+def assert_every_finding_in_summary(res):
+    for f in res["report"]["findings"]:
+        assert f"`{where(f)}`" in res["summary"], where(f)
+
+
+def assert_no_token_leak(fake, res):
+    token = res["env"]["INPUT_GITHUB_TOKEN"]
+    for key in ("stdout", "stderr", "summary", "outputs"):
+        assert token not in res[key], key
+    assert token not in json.dumps(res["report"])
+
+
+def test_pull_request_end_to_end_rerun_and_fix(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    right = {p: right_lines(t) for p, t in split_git_diff(git(ws, "diff", "-U3", f"{base}...{head}")).items()}
+
+    # --- run 1 -------------------------------------------------------------------------
+    r1 = run_action(fake, tmp_path, ws, "run1")
+    rep = r1["report"]
+    assert r1["rc"] == 1
+    assert [b["path"] for b in rep["bundles"]] == [NEW]  # only the bundle the PR adds is checked
+    findings = rep["findings"]
+    assert {f["bundle"] for f in findings} == {NEW}
+    assert any(f["rule"] == "yaml-duplicate-key" and f["severity"] == "error" and f["path"] == CSV for f in findings)
+    assert sum(1 for f in findings if f["path"] == CM) == 60
+    assert not [f for f in findings if f["rule"] in ("internal-error", "pr-shape")]
+    # the check run: on the PR head (not the merge commit), every finding annotated, 50 per request
+    runs = fake.check_runs_for(head, "olm-check")
+    assert len(runs) == 1 and runs[0].status == "completed" and runs[0].conclusion == "failure"
+    ann = runs[0].annotations
+    assert len(ann) == len(findings)
+    assert sorted((a.path, a.start_line) for a in ann) == sorted((f["path"], f["line"]) for f in findings)
+    assert len(fake.calls("checks/update")) == -(-len(findings) // 50)  # extra batches + the conclusion
+    assert all(len(r.body["output"].get("annotations", [])) <= 50
+               for r in fake.calls("checks/create") + fake.calls("checks/update"))
+    assert not fake.check_runs_for(fake.pulls[1].merge_commit_sha)
+    # one review, inline comments only on RIGHT-side diff lines, at most 30, most severe first
+    comments = fake.review_comments_for(1)
+    assert len(fake.reviews_for(1)) == 1 and len(comments) == 30
+    assert all(c.side == "RIGHT" and c.line in right[c.path] for c in comments)
+    assert any(c.path == CSV and "maturity" in c.body for c in comments)
+    assert all("<!-- olm-check:fp=" in c.body for c in comments)
+    # the sticky summary comment with its per-release table
+    sticky = fake.issue_comments_for(1)
+    assert len(sticky) == 1 and "<!-- olm-check:summary -->" in sticky[0].body
+    assert "| OCP release | errors | warnings |" in sticky[0].body and "| 4.14 |" in sticky[0].body
+    # job summary (every finding), outputs, report
+    assert_every_finding_in_summary(r1)
+    outs = parse_outputs(r1["outputs"])
+    assert outs["errors"] == str(rep["summary"]["errors"]) and outs["warnings"] == str(rep["summary"]["warnings"])
+    assert json.loads(outs["bundles"]) == [NEW] and outs["report"] == "olm-check-report.json"
+    assert fake.violations == [] and fake.response_violations == []
+    assert_no_token_leak(fake, r1)
+
+    # --- run 2: nothing changes ------------------------------------------------------------
+    before = {c.id: c.body for c in fake.review_comments_for(1)}
+    sticky_body = sticky[0].body
+    n_reviews = len(fake.reviews_for(1))
+    writes = len(fake.calls("pulls/create-review")) + len(fake.calls("issues/update-comment"))
+    r2 = run_action(fake, tmp_path, ws, "run2")
+    assert r2["rc"] == 1 and r2["report"]["findings"] == findings
+    assert {c.id: c.body for c in fake.review_comments_for(1)} == before
+    assert len(fake.reviews_for(1)) == n_reviews
+    assert [c.body for c in fake.issue_comments_for(1)] == [sticky_body]
+    assert len(fake.calls("pulls/create-review")) + len(fake.calls("issues/update-comment")) == writes
+    assert not fake.calls("pulls/delete-review-comment")
+
+    # --- run 3: the author fixes two findings; one fixed comment has a human reply -------
+    maturity = next(c for c in comments if c.path == CSV and "maturity" in c.body)
+    answered = next(c for c in comments if c.path == CM and c.line == 7)  # setting-00
+    fake.add_review_comment(1, CM, None, "Done, thanks!", login="contributor", in_reply_to=answered.id)
+
+    def fix(ws):
+        p = ws / CSV
+        p.write_text(p.read_text().replace("  maturity: alpha\n", ""))
+        p = ws / CM
+        p.write_text(p.read_text().replace('  setting-00: "on"\n  setting-00: "on"\n', '  setting-00: "on"\n'))
+
+    head3 = commit_overlay(ws, edit=fix, message="fix")
+    sync_pull(fake, ws, base, head3)
+    r3 = run_action(fake, tmp_path, ws, "run3")
+    ids = {c.id for c in fake.review_comments_for(1)}
+    assert maturity.id not in ids  # stale, own, no replies: removed
+    assert answered.id in ids  # stale but answered: kept
+    assert len(fake.calls("pulls/delete-review-comment")) == 1
+    assert not any(f["path"] == CSV and f["rule"] == "yaml-duplicate-key" for f in r3["report"]["findings"])
+    assert len(fake.check_runs_for(head3, "olm-check")) == 1
+    assert len(fake.issue_comments_for(1)) == 1  # updated in place
+    assert fake.issue_comments_for(1)[0].body != sticky_body
+    assert fake.violations == []
+
+
+def test_shallow_checkout_uses_the_paginated_files_api(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    pr = sync_pull(fake, ws, base, head)
+    for i in range(130):  # more files than one page: notes beside the bundle, not on disk here
+        pr.add_file(f"{NEW}/notes/n{i:03}.txt", "@@ -0,0 +1 @@\n+note")
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{ws}", str(shallow)],
+                   check=True, capture_output=True)
+    assert subprocess.run(["git", "-C", str(shallow), "cat-file", "-e", f"{base}^{{commit}}"],
+                          capture_output=True).returncode != 0
+    r = run_action(fake, tmp_path, shallow, "run")
+    assert r["rc"] == 1
+    pages = fake.calls("pulls/list-files")
+    assert len(pages) == 2 and pages[0].query.get("per_page") == "100"
+    assert [b["path"] for b in r["report"]["bundles"]] == [NEW]
+    assert "GitHub API" in r["summary"]
+    comments = fake.review_comments_for(1)
+    assert comments and all(c.path in (CSV, CM) for c in comments)
+    assert fake.violations == []
+
+
+def test_fork_pull_request_read_only_token_degrades_to_workflow_commands(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    fake.add_token("ghs_forkReadOnlyToken000000000000000000", login="github-actions[bot]", type="Bot", write=False)
+    r = run_action(fake, tmp_path, ws, "run", token="ghs_forkReadOnlyToken000000000000000000")
+    assert r["rc"] == 1
+    assert not fake.check_runs and not fake.review_comments_for(1) and not fake.issue_comments_for(1)
+    errors = [l for l in r["stdout"].splitlines() if l.startswith("::error ")]
+    warnings = [l for l in r["stdout"].splitlines() if l.startswith("::warning ")]
+    assert 1 <= len(errors) <= 10 and len(warnings) == 10
+    assert any("maturity" in l for l in errors)
+    assert "cannot write to this repository" in r["summary"]
+    assert_every_finding_in_summary(r)
+    # after the first refusal nothing else is attempted
+    assert len([q for q in fake.requests if q.method != "GET"]) == 1
+    assert fake.violations == []
+    assert_no_token_leak(fake, r)
+
+
+def test_server_errors_and_secondary_rate_limits_lose_nothing(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    fake.fail("POST", r".*/check-runs", 502, times=2)
+    fake.fail("PATCH", r".*/check-runs/\d+", "secondary-rate-limit", times=1, retry_after=1)
+    fake.fail("POST", r".*/pulls/1/reviews", "secondary-rate-limit", times=1, retry_after=1, status=429)
+    fake.fail("GET", r".*/issues/1/comments", 503, times=1)
+    fake.fail("POST", r".*/issues/1/comments", 500, times=None)  # the sticky comment never gets through
+    r = run_action(fake, tmp_path, ws, "run")
+    assert r["rc"] == 1
+    rep = r["report"]
+    assert len(fake.check_runs_for(head, "olm-check")[0].annotations) == len(rep["findings"])
+    assert len(fake.review_comments_for(1)) == 30
+    assert not fake.issue_comments_for(1)
+    assert "summary comment could not be posted (500" in r["summary"]
+    assert_every_finding_in_summary(r)
+    assert sum(1 for f in rep["findings"] if f["rule"] == "yaml-duplicate-key") == 61
+    # retry-after honoured: the rate-limited requests were retried, not dropped
+    limited = [q for q in fake.requests if q.fault and "secondary" in q.fault]
+    assert len(limited) == 2
+    assert fake.violations == []
+
+
+def test_review_refused_with_422_falls_back_to_single_comments(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    fake.fail("POST", r".*/pulls/1/reviews", 422, times=1)
+    r = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_CHECK_RUN": "false", "INPUT_SUMMARY_COMMENT": "false"})
+    assert r["rc"] == 1
+    assert len(fake.calls("pulls/create-review-comment")) == 30
+    assert len(fake.review_comments_for(1)) == 30
+    assert not fake.check_runs and not fake.issue_comments_for(1)
+    assert fake.violations == []
+
+
+def test_push_event_reports_on_the_pushed_commit(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    fake.add_commit(head, [base])
+    payload = fake.push_event(before=base, after=head)
+    r = run_action(fake, tmp_path, ws, "run", number=None, event_name="push", payload=payload,
+                   inputs={"INPUT_FAIL_ON": "never"})
+    assert r["rc"] == 0
+    assert [b["path"] for b in r["report"]["bundles"]] == [NEW]
+    runs = fake.check_runs_for(head, "olm-check")
+    assert len(runs) == 1 and runs[0].conclusion == "neutral"
+    assert not fake.calls("pulls/create-review") and not fake.calls("issues/create-comment")
+    assert fake.violations == []
+
+
+def test_enterprise_server_api_prefix(tmp_path):
+    with FakeGitHub(api_prefix="/api/v3") as fake:
+        ws, base, head = make_repo(tmp_path)
+        sync_pull(fake, ws, base, head)
+        r = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_REVIEW_COMMENTS": "false"})
+        assert r["rc"] == 1
+        assert fake.check_runs_for(head, "olm-check") and fake.issue_comments_for(1)
+        assert all(q.path.startswith("/api/v3/") for q in fake.requests)
+        assert fake.violations == []
+
+
+def test_pull_request_target_with_the_base_checked_out_says_so(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    git(ws, "checkout", "-q", "main")  # pull_request_target's default checkout: the base
+    r = run_action(fake, tmp_path, ws, "run", event_name="pull_request_target",
+                   inputs={"INPUT_REVIEW_COMMENTS": "false", "INPUT_SUMMARY_COMMENT": "false"})
+    assert "not the pull request's head" in r["summary"]
+    assert r["report"]["bundles"] == []  # the new bundle is not in the base's files
+    assert fake.violations == []
+
+
+def test_outside_actions_the_arguments_are_the_command_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env["PYTHONPATH"] = str(ROOT)
+    bundle = FIX / "pr-new-bundle" / NEW
+    p = subprocess.run([sys.executable, str(ENTRY), str(bundle)], env=env, capture_output=True, text=True,
+                       timeout=60, cwd=str(tmp_path))
+    assert p.returncode == 1, p.stderr
+    assert "error yaml-duplicate-key" in p.stdout and "bundle(s) checked" in p.stdout
+    p = subprocess.run([sys.executable, str(ENTRY), "rules", "--format", "json"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0 and any(r["id"] == "pr-shape" for r in json.loads(p.stdout)["rules"])
+
+
+def test_bad_inputs_are_usage_errors(fake_github, tmp_path):
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    r = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_FAIL_ON": "sometimes"})
+    assert r["rc"] == 2 and "fail_on" in r["stdout"]
+    assert not fake.requests

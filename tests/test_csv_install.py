@@ -1,0 +1,110 @@
+"""CSV install-content rules (checker/rules/csv_install.py, webhooks.py, rbac.py): what the
+fixture table cannot say - machine fixes, severities that must not be warnings, and input of
+every wrong shape never raising."""
+import os
+import shutil
+
+from checker.api import check
+
+from conftest import FIXTURES
+
+MINE = {"owned-crd-fields", "required-crd-fields", "apiservice-definitions", "webhook-definitions",
+        "resource-requests", "channel-naming", "rbac-crd-create", "rbac-risky", "disruption-budget"}
+CSV = "manifests/example-operator.clusterserviceversion.yaml"
+
+
+def _case(copy_fixture, rel):
+    copy_fixture(os.path.join("rules", rel))
+    return check(["."])
+
+
+def _apply(path, fix):
+    with open(path) as fh:
+        lines = fh.read().split("\n")
+    lines[fix.line - 1] = fix.replacement
+    return "\n".join(lines)
+
+
+def test_priority_class_fix_sets_global_default_false(copy_fixture):
+    res = _case(copy_fixture, "disruption-budget/bad")
+    f = [f for f in res.findings if f.rule == "disruption-budget" and f.path == "manifests/priorityclass.yaml"][0]
+    assert f.fix is not None and f.fix.replacement == "globalDefault: false"
+    fixed = _apply("manifests/priorityclass.yaml", f.fix)
+    with open("manifests/priorityclass.yaml", "w") as fh:
+        fh.write(fixed)
+    assert not [g for g in check(["."]).findings if g.rule == "disruption-budget" and g.path == "manifests/priorityclass.yaml"]
+
+
+def test_pdb_percentage_is_not_zero(copy_fixture):
+    # operator-sdk reads any string maxUnavailable as 0 and reports "50%"; we must not
+    res = _case(copy_fixture, "disruption-budget/good")
+    assert not [f for f in res.findings if f.rule == "disruption-budget"]
+
+
+def test_webhook_type_letter_case_has_fix(copy_fixture):
+    res = _case(copy_fixture, "webhook-definitions/bad")
+    f = [f for f in res.findings if f.rule == "webhook-definitions" and "letter case" in f.message][0]
+    assert f.fix is not None
+    assert f.fix.replacement.strip() == "- type: ValidatingAdmissionWebhook"
+
+
+def test_alpha_channel_is_never_a_warning(copy_fixture):
+    for profile in ("community", "certified", "operatorhub"):
+        copy_fixture("rules/channel-naming/bad_alpha_is_info", name=f"c-{profile}")
+        res = check(["."], profile=profile)
+        got = [f.severity for f in res.findings if f.rule == "channel-naming"]
+        assert got == ["info"], (profile, got)
+
+
+def test_limits_count_as_requests(copy_fixture):
+    res = _case(copy_fixture, "resource-requests/good")
+    assert not [f for f in res.findings if f.rule == "resource-requests"]
+
+
+WRONG_SHAPES = [
+    ("  customresourcedefinitions:\n", "  customresourcedefinitions:\n    required: {a: 1}\n  ignored:\n"),
+    ("  relatedImages:\n", "  apiservicedefinitions:\n    owned: [1, [2], {group: 3, version: null, kind: [], name: {}, deploymentName: 7}]\n    required: text\n"
+                           "  webhookdefinitions:\n    - 42\n    - {type: 7, generateName: [x], deploymentName: {}, rules: [1, {apiGroups: text, resources: 3}], conversionCRDs: text}\n"
+                           "    - {type: ConversionWebhook, generateName: c, conversionCRDs: [1, null, widgets.example.com]}\n  relatedImages:\n"),
+    ("  installModes:\n", "  installModes:\n    - 3\n    - {type: [AllNamespaces], supported: yes}\n"),
+    ("      clusterPermissions:\n        - serviceAccountName: example-operator\n          rules:\n",
+     "      clusterPermissions:\n        - text\n        - serviceAccountName: [a]\n          rules: text\n        - serviceAccountName: example-operator\n          rules:\n"
+     "            - 5\n            - {apiGroups: '*', resources: [1, '*'], verbs: {a: b}, resourceNames: 3}\n"),
+    ("                containers:\n", "                initContainers: text\n                containers:\n                  - text\n"
+                                    "                  - {name: 1, resources: {requests: [cpu], limits: text}}\n                  - {name: x, resources: {requests: {cpu: true, memory: null}}}\n"),
+]
+
+
+def test_wrong_shapes_never_raise(tmp_path, monkeypatch):
+    dest = tmp_path / "b"
+    shutil.copytree(os.path.join(FIXTURES, "bundles", "good"), dest)
+    p = dest / CSV
+    text = p.read_text()
+    for old, new in WRONG_SHAPES:
+        assert old in text
+        text = text.replace(old, new, 1)
+    p.write_text(text)
+    (dest / "manifests" / "odd.yaml").write_text(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: text\n---\n"
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: q}\nspec: {maxUnavailable: [0], minAvailable: {a: 1}}\n---\n"
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: r}\nglobalDefault: 'true'\n---\n"
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: s}\nrules: text\n---\n"
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: t}\nrules: [3, {verbs: ['*']}]\n")
+    monkeypatch.chdir(dest)
+    res = check(["."])
+    assert not [f.message for f in res.findings if f.rule == "internal-error"]
+    rules = {f.rule for f in res.findings}
+    assert {"apiservice-definitions", "webhook-definitions", "required-crd-fields", "resource-requests"} <= rules
+    # every finding of ours has a position inside the file
+    for f in res.findings:
+        if f.rule in MINE:
+            assert f.line >= 1 and f.column >= 1 and f.message
+
+
+def test_csv_not_a_mapping_spec_never_raises(tmp_path, monkeypatch):
+    dest = tmp_path / "b"
+    shutil.copytree(os.path.join(FIXTURES, "bundles", "good"), dest)
+    (dest / CSV).write_text("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: x.v1.0.0}\nspec: [1, 2]\n")
+    monkeypatch.chdir(dest)
+    res = check(["."])
+    assert not [f.message for f in res.findings if f.rule == "internal-error"]
