@@ -116,6 +116,7 @@ def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[lis
             op.bundles.append(b)
             repo.is_catalog_repo = True
         repo.bundles.append(b)
+    _load_catalogs(repo, reader)
     for f in sorted(set(loose)):
         sf = _catalogsource_candidate(reader, f)
         if sf is None:
@@ -130,6 +131,18 @@ def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[lis
         if not repo.checked:
             repo.checked = ["\0none"]  # nothing touched: check nothing, report nothing
     return repo
+
+
+def _load_catalogs(repo: Repository, reader: Reader) -> None:
+    """FBC catalogs (catalogs/v4.X/<operator>/catalog.*) of the operators being loaded."""
+    from .catalogs import load_operator_catalogs
+
+    fbc = repo.extra.setdefault("fbc", {})
+    for name, op in sorted(repo.operators.items()):
+        oc = load_operator_catalogs(reader, op)
+        fbc[name] = oc
+        for ocp, cat in oc.catalogs.items():
+            repo.catalogs.setdefault(ocp, {})[name] = cat
 
 
 def _owning_bundle(path: str) -> Optional[str]:

@@ -14,8 +14,13 @@ def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
     f = BundleFacts(rel=b.rel, checked=checked, operator=b.operator, version_dir=b.version_dir,
                     package=b.package, mediatype=b.mediatype, label=vi.label,
                     ocp_versions=list(vi.ocp_versions), ocp_installable=list(vi.ocp_installable), max_ocp=vi.max_ocp)
+    if vi.label_parsed is not None and getattr(vi.label_parsed, "ok", False):
+        f.label_range = (vi.label_parsed.lower, vi.label_parsed.upper)
     if b.annotations_file is not None:
         f.annotations_pos = _pos(b.annotations_file, b.annotations)
+        pk = b.annotation("operators.operatorframework.io.bundle.package.v1")
+        if pk is not None:
+            f.package_pos = _pos(b.annotations_file, pk)
         if vi.label_node is not None:
             f.label_pos = _pos(b.annotations_file, vi.label_node)
     if b.annotations is not None:

@@ -209,7 +209,7 @@ class Repository:
     operators: dict = field(default_factory=dict)  # name -> Operator
     catalog_sources: list = field(default_factory=list)  # Manifest
     loose_files: list = field(default_factory=list)  # SourceFile outside bundles that were read
-    catalogs: dict = field(default_factory=dict)  # "4.16" -> {operator: SourceFile}
+    catalogs: dict = field(default_factory=dict)  # "4.16" -> {operator: catalogs.FbcCatalog} (file-based catalogs)
     problems: list = field(default_factory=list)  # Findings made while finding things
     is_catalog_repo: bool = False
     changed_files: Optional[list] = None  # for --changed-since / PR mode (display paths)
@@ -275,4 +275,6 @@ class BundleFacts:
     # CRDs in the bundle: name -> {"served": [versions], "storage": [versions], "pos": Pos}
     crds: dict = field(default_factory=dict)
     owned_crds: list = field(default_factory=list)  # [(name, version, kind)]
+    package_pos: Optional[Pos] = None  # the package annotation's value
+    label_range: Optional[tuple] = None  # valid label: (lower, upper or None) as (major, minor) tuples
     extra: dict = field(default_factory=dict)  # room for rule families (picklable values only)

@@ -1,0 +1,237 @@
+"""Catalog-repository parts beyond bundles: ``catalogs/v4.X/<operator>/catalog.{yaml,json}``
+(file-based catalogs, FBC) and what ``operators/<operator>/ci.yaml`` says about them.
+
+Called by ``discover`` (the loading side: the only place here that reads files). Only the
+catalogs of operators being loaded are read, and from each blob only what the rules need
+(schema, name, package, defaultChannel, entries, image, relatedImages, the properties'
+types and the ``olm.package`` property's value): the large inline objects
+(``olm.bundle.object`` data, icons, CSV metadata) are checked for syntax but never built.
+
+A catalog the operator's ci.yaml maps (``fbc.catalog_mapping[].catalog_names``) that is
+missing on disk is recorded as missing (``FbcCatalog.missing``): its membership is unknown,
+so rules neither use it as "not listed" nor report it as a mismatch (real checkouts can
+omit very large files).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .model import Pos
+from .nodes import Mapping, Scalar, Sequence
+from .yamlload import Problem, decode, parse
+
+# Subtrees no catalog rule reads: parsed (syntax, duplicates, limits) but not built.
+FBC_SKIP_KEYS = frozenset({"data", "base64data", "icon", "description", "annotations", "crdDescriptions",
+                           "apiServiceDefinitions", "nativeAPIs", "alm-examples", "spec", "links",
+                           "maintainers", "keywords", "labels", "provider"})
+CATALOG_DIR = re.compile(r"v(\d+)\.(\d+)")
+CATALOG_FILES = ("catalog.yaml", "catalog.yml", "catalog.json")
+
+
+@dataclass
+class FbcBlob:
+    """One FBC blob: its schema, the fields the rules read, and where it is."""
+
+    schema: Optional[str]
+    root: object  # the blob's node (Mapping) for YAML; a plain dict for JSON
+    pos: Pos
+    index: int
+
+    def get(self, key: str):
+        r = self.root
+        if isinstance(r, Mapping):
+            v = r.get(key)
+            if isinstance(v, Scalar):
+                return v.value
+            return v
+        if isinstance(r, dict):
+            return r.get(key)
+        return None
+
+    def str(self, key: str) -> Optional[str]:
+        v = self.get(key)
+        return v if isinstance(v, str) else None
+
+
+@dataclass
+class FbcCatalog:
+    """catalogs/<release dir>/<operator>/catalog.* (or its absence)."""
+
+    ocp: str  # "4.18"
+    release_dir: str  # "v4.18"
+    operator: str
+    path: Optional[str] = None  # absolute path of the file
+    rel: Optional[str] = None  # display path (of the file, or of the expected directory)
+    fmt: str = "yaml"  # yaml | json
+    blobs: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # yamlload.Problem (syntax, limits)
+    missing: bool = False  # mapped by ci.yaml but not on disk
+    readable: bool = True
+    bundle_names: set = field(default_factory=set)  # olm.bundle names (CSV names) it lists
+
+    @property
+    def known(self) -> bool:
+        """Membership can be trusted (the file is there and parsed completely)."""
+        return not self.missing and self.readable
+
+
+@dataclass
+class OperatorCatalogs:
+    operator: str
+    catalogs: dict = field(default_factory=dict)  # ocp -> FbcCatalog
+    fbc_enabled: bool = False
+    mapped: list = field(default_factory=list)  # release dirs named in ci.yaml catalog_mapping
+    live_releases: list = field(default_factory=list)  # releases with a catalogs/v4.X dir in the repository
+
+
+def ci_data(op) -> Optional[Mapping]:
+    """The top-level mapping of an operator's ci.yaml, or None."""
+    f = getattr(op, "ci_file", None)
+    if f is None or not f.documents:
+        return None
+    doc = f.documents[0]
+    return doc if isinstance(doc, Mapping) else None
+
+
+def fbc_enabled(ci: Optional[Mapping]) -> bool:
+    fbc = ci.get("fbc") if ci is not None else None
+    en = fbc.get("enabled") if isinstance(fbc, Mapping) else None
+    return isinstance(en, Scalar) and en.value is True
+
+
+def mapped_catalogs(ci: Optional[Mapping]) -> list:
+    fbc = ci.get("fbc") if ci is not None else None
+    cm = fbc.get("catalog_mapping") if isinstance(fbc, Mapping) else None
+    out = []
+    if isinstance(cm, Sequence):
+        for item in cm:
+            names = item.get("catalog_names") if isinstance(item, Mapping) else None
+            if isinstance(names, Sequence):
+                for n in names:
+                    if isinstance(n, Scalar) and isinstance(n.value, str) and n.value not in out:
+                        out.append(n.value)
+    return out
+
+
+def release_of(dirname: str) -> Optional[str]:
+    m = CATALOG_DIR.fullmatch(dirname)
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+def catalogs_root(op) -> Optional[str]:
+    """<repository>/catalogs for operators/<name>/ (None when there is none)."""
+    repo_root = os.path.dirname(os.path.dirname(op.path))
+    d = os.path.join(repo_root, "catalogs")
+    return d if os.path.isdir(d) else None
+
+
+def load_operator_catalogs(reader, op) -> OperatorCatalogs:
+    ci = ci_data(op)
+    oc = OperatorCatalogs(op.name, fbc_enabled=fbc_enabled(ci), mapped=mapped_catalogs(ci))
+    root = catalogs_root(op)
+    if root is None:
+        return oc
+    try:
+        release_dirs = sorted(e.name for e in os.scandir(root) if e.is_dir() and release_of(e.name))
+    except OSError:
+        release_dirs = []
+    oc.live_releases = [release_of(d) for d in release_dirs]
+    for d in sorted(set(release_dirs) | {m for m in oc.mapped if release_of(m)}):
+        ocp = release_of(d)
+        opdir = os.path.join(root, d, op.name)
+        path = None
+        for name in CATALOG_FILES:
+            p = os.path.join(opdir, name)
+            if os.path.lexists(p):
+                path = p
+                break
+        if path is None:
+            if d in oc.mapped:
+                oc.catalogs[ocp] = FbcCatalog(ocp, d, op.name, rel=reader.rel(opdir), missing=True, readable=False)
+            continue
+        oc.catalogs[ocp] = read_catalog(reader, path, ocp, d, op.name)
+    return oc
+
+
+def read_catalog(reader, path: str, ocp: str, release_dir: str, operator: str) -> FbcCatalog:
+    from .model import SourceFile
+
+    cat = FbcCatalog(ocp, release_dir, operator, path=path, rel=reader.rel(path),
+                     fmt="json" if path.endswith(".json") else "yaml")
+    sf = SourceFile(path=path, rel=cat.rel)
+    data = reader.read_bytes(path, sf)
+    if data is None:
+        cat.problems.extend(sf.problems)
+        cat.readable = False
+        return cat
+    text, problem = decode(data)
+    del data
+    if problem is not None:
+        cat.problems.append(problem)
+        cat.readable = False
+        return cat
+    if cat.fmt == "json":
+        _read_json(cat, text)
+    else:
+        docs, problems = parse(text, reader.limits, FBC_SKIP_KEYS)
+        cat.problems.extend(problems)
+        if any(p.rule in ("yaml-syntax", "yaml-limits") for p in problems):
+            cat.readable = False
+        for i, doc in enumerate(docs):
+            if doc is None:
+                continue
+            schema = doc.get("schema") if isinstance(doc, Mapping) else None
+            cat.blobs.append(FbcBlob(schema.value if isinstance(schema, Scalar) and isinstance(schema.value, str) else None,
+                                     doc, Pos(cat.rel, doc.line, doc.col), i))
+    for b in cat.blobs:
+        if b.schema == "olm.bundle" and b.str("name"):
+            cat.bundle_names.add(b.str("name"))
+    return cat
+
+
+def _read_json(cat: FbcCatalog, text: str) -> None:
+    """A JSON catalog: a stream of JSON objects (``opm render`` output), one blob each."""
+    dec = json.JSONDecoder()
+    i, n, idx = 0, len(text), 0
+    while True:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        line = text.count("\n", 0, i) + 1
+        col = i - (text.rfind("\n", 0, i) + 1) + 1
+        try:
+            obj, end = dec.raw_decode(text, i)
+        except ValueError as e:
+            pos = getattr(e, "pos", i) or i
+            ln = text.count("\n", 0, pos) + 1
+            cl = pos - (text.rfind("\n", 0, pos) + 1) + 1
+            cat.problems.append(Problem("yaml-syntax", ln, cl, f"JSON syntax error: {getattr(e, 'msg', str(e))}. opm cannot read the catalog until it is fixed."))
+            cat.readable = False
+            break
+        schema = obj.get("schema") if isinstance(obj, dict) else None
+        cat.blobs.append(FbcBlob(schema if isinstance(schema, str) else None, obj, Pos(cat.rel, line, col), idx))
+        idx += 1
+        i = end
+
+
+def checked_operators(repo) -> set:
+    """Names of the operators whose repository-level files (ci.yaml, catalogs) are reported
+    on: every operator when everything is checked, else those with a checked bundle or a
+    changed file under operators/<name>/ or catalogs/*/<name>/."""
+    if not repo.checked:
+        return set(repo.operators)
+    checked = set(repo.checked)
+    out = {b.operator for b in repo.bundles if b.operator and b.rel in checked}
+    for c in repo.changed_files or []:
+        parts = c.split("/")
+        for i, p in enumerate(parts[:-1]):
+            if p == "operators" and i + 1 < len(parts) and parts[i + 1] in repo.operators:
+                out.add(parts[i + 1])
+            if p == "catalogs" and i + 2 < len(parts) and parts[i + 2] in repo.operators:
+                out.add(parts[i + 2])
+    return out

@@ -1,0 +1,249 @@
+"""Catalog repository conventions: operator names and operators/<name>/ci.yaml."""
+from __future__ import annotations
+
+from collections import Counter
+
+from ..catalogs import checked_operators, ci_data
+from ..nodes import Mapping, Scalar, Sequence
+from . import check, define, finding
+
+CATEGORY = "catalog"
+
+define("operator-name", "error", "Package name, CSV name prefix and directory name disagree", category=CATEGORY, mixed=True, explanation="""
+    What: in a catalog repository (`operators/<name>/<version>/`), the package name in
+    metadata/annotations.yaml, the operator name the CSV's metadata.name starts with
+    (`<name>.v<version>`) and the directory name must be the same, in this bundle and across
+    the operator's bundles. Error for the first bundle of an operator or when the other
+    bundles agree on another name; warning when the operator's bundles already disagree among
+    themselves (as the catalog's CI does).
+
+    Why: the catalog's CI refuses a mismatch ("Operator name ... does not match"); a bundle
+    with another package name would start a second package in the catalog.
+
+    Fix: use one name everywhere: the directory, the package annotation and the CSV prefix.
+
+    Bad:
+        operators/foo-operator/1.0.0/metadata/annotations.yaml:
+          operators.operatorframework.io.bundle.package.v1: foo
+    Good:
+          operators.operatorframework.io.bundle.package.v1: foo-operator
+    """)
+
+
+def _csv_op(f):
+    return f.csv_name.split(".", 1)[0] if f.csv_name else None
+
+
+def _shared_mismatch(facts, op) -> bool:
+    if len(facts) < 2:
+        return False
+    pk = {f.package for f in facts}
+    cs = {_csv_op(f) for f in facts}
+    return len(pk) == 1 and len(cs) == 1 and (pk != cs or pk != {op})
+
+
+def _newest(facts):
+    from ..blangsemver import SemverError, parse_tolerant
+
+    def key(f):
+        for v in (f.version, f.version_dir):
+            if isinstance(v, str):
+                try:
+                    return (1, parse_tolerant(v).key())
+                except SemverError:
+                    pass
+        return (0, ())
+    return max(facts, key=key) if facts else None
+
+
+@check("repo")
+def operator_name(repo, ctx):
+    by = {}
+    for f in repo.facts:
+        if f.operator:
+            by.setdefault(f.operator, []).append(f)
+    for op, facts in sorted(by.items()):
+        # a mismatch every bundle of the operator shares is an established convention the
+        # catalog's CI only warns about: report it once, on the newest checked bundle
+        shared = _shared_mismatch(facts, op)
+        newest = _newest([f for f in facts if f.checked])
+        for f in facts:
+            if not f.checked:
+                continue
+            if shared and f is not newest:
+                continue
+            others = [g for g in facts if g is not f]
+            pos_pkg = f.package_pos or f.annotations_pos
+            ann_path = pos_pkg.path if pos_pkg else f.rel
+            pkg = f.package
+            csvop = _csv_op(f)
+            if pkg is None and csvop is None:
+                continue
+            for what, mine, getter, pos in (("the package name in annotations.yaml", pkg, lambda g: g.package, f.package_pos or f.annotations_pos),
+                                             ("the operator name in the CSV's metadata.name", csvop, _csv_op, f.csv_pos)):
+                if mine is None or not others:
+                    continue
+                theirs = Counter(getter(g) for g in others if getter(g))
+                if len(theirs) == 1:
+                    common = next(iter(theirs))
+                    if common != mine:
+                        yield finding("operator-name", pos.path if pos else f.rel, None,
+                                      f"{what} is '{mine}', but the operator's other bundles use '{common}'; the catalog's CI refuses the change "
+                                      f"(it would start a new package). Use '{common}'.", line=pos.line if pos else 1, column=pos.column if pos else 1)
+            sev = "warning" if others else None
+            if pkg and csvop and pkg != csvop:
+                p = f.csv_pos
+                yield finding("operator-name", p.path if p else f.rel, None,
+                              f"the CSV name '{f.csv_name}' starts with '{csvop}', but the package in annotations.yaml is '{pkg}'; the catalog's CI "
+                              f"requires them to match. Rename the CSV to '{pkg}.v{f.version or '<version>'}'.",
+                              severity=sev, line=p.line if p else 1, column=p.column if p else 1)
+            if pkg and pkg != op:
+                p = f.package_pos or f.annotations_pos
+                yield finding("operator-name", ann_path, None,
+                              f"the package name '{pkg}' in annotations.yaml differs from the operator directory name 'operators/{op}'; the catalog's "
+                              f"CI requires them to match. Rename the directory or set the package to '{op}'.",
+                              severity=sev, line=p.line if p else 1, column=p.column if p else 1)
+
+
+define("ci-config", "error", "operators/<name>/ci.yaml is invalid", category=CATEGORY, explanation="""
+    What: the operator's `ci.yaml` is checked against the catalog pipeline's schema:
+    `updateGraph` one of `replaces-mode`, `semver-mode`; `reviewers` a non-empty list of
+    GitHub user names; `merge` a boolean; `fbc` a mapping with only `enabled` (boolean),
+    `version_promotion_strategy` (`never`, `always`, `review-needed`) and `catalog_mapping`:
+    a list of mappings each with `template_name` (string), `type` (`olm.template.basic` or
+    `olm.semver`) and `catalog_names` (a non-empty list of unique catalog names such as
+    `v4.16`). A misspelled key (`catalogs_names`) is reported with the right spelling.
+
+    Why: the pipeline validates ci.yaml and stops the pull request on a schema error; a
+    wrong `updateGraph` breaks the operator's update-graph checks, and a bad
+    `catalog_mapping` renders no catalog.
+
+    Fix: correct the value at the line shown.
+
+    Bad:
+        fbc:
+          enabled: "yes"
+          catalog_mapping:
+            - template_name: basic.yaml
+              catalogs_names: [v4.16]
+    Good:
+        fbc:
+          enabled: true
+          catalog_mapping:
+            - template_name: basic.yaml
+              type: olm.template.basic
+              catalog_names: ["v4.16"]
+    """)
+
+UPDATE_GRAPH = ("replaces-mode", "semver-mode")
+PROMOTION = ("never", "always", "review-needed")
+TEMPLATE_TYPES = ("olm.template.basic", "olm.semver")
+FBC_KEYS = ("enabled", "catalog_mapping", "version_promotion_strategy")
+MAPPING_KEYS = ("template_name", "type", "catalog_names")
+_SUGGEST = {"catalogs_names": "catalog_names", "catalog_name": "catalog_names", "catalogNames": "catalog_names",
+            "templateName": "template_name", "template": "template_name", "enable": "enabled",
+            "catalogMapping": "catalog_mapping", "versionPromotionStrategy": "version_promotion_strategy",
+            "catalog_mappings": "catalog_mapping"}
+
+
+def _str(n):
+    return isinstance(n, Scalar) and isinstance(n.value, str)
+
+
+@check("repo")
+def ci_config(repo, ctx):
+    wanted = checked_operators(repo)
+    for name in sorted(wanted):
+        op = repo.operators.get(name)
+        if op is None or op.ci_file is None or not op.ci_file.readable:
+            continue
+        sf = op.ci_file
+        docs = [d for d in sf.documents if d is not None]
+        if not docs:
+            continue
+        doc = docs[0]
+
+        def bad(node, msg):
+            return finding("ci-config", sf, node, msg)
+
+        if not isinstance(doc, Mapping):
+            yield bad(doc, f"ci.yaml must be a mapping of settings (reviewers, updateGraph, fbc), not {doc.type_name()}; the pipeline cannot read it.")
+            continue
+        ug = doc.get("updateGraph")
+        if ug is not None and not (_str(ug) and ug.value in UPDATE_GRAPH):
+            shown = ug.raw if isinstance(ug, Scalar) else ug.type_name()
+            yield bad(ug, f"updateGraph '{shown}' is not one the pipeline knows; write 'replaces-mode' (edges from spec.replaces) or 'semver-mode' (edges by version).")
+        rv = doc.get("reviewers")
+        if rv is not None:
+            if isinstance(rv, Scalar) and rv.value is None:
+                yield bad(rv, "reviewers is empty; the pipeline requires at least one GitHub user name, or leave the key out.")
+            elif not isinstance(rv, Sequence):
+                yield bad(rv, f"reviewers must be a list of GitHub user names, not {rv.type_name()}.")
+            elif len(rv) == 0:
+                yield bad(rv, "reviewers is an empty list; the pipeline requires at least one GitHub user name, or leave the key out.")
+            else:
+                for item in rv:
+                    if not _str(item) or not item.value.strip():
+                        yield bad(item, f"each reviewer must be a GitHub user name (a string), not {item.type_name() if not _str(item) else 'an empty string'}.")
+        mg = doc.get("merge")
+        if mg is not None and not (isinstance(mg, Scalar) and isinstance(mg.value, bool)):
+            yield bad(mg, "merge must be true or false.")
+        fbc = doc.get("fbc")
+        if fbc is None or (isinstance(fbc, Scalar) and fbc.value is None):
+            continue
+        if not isinstance(fbc, Mapping):
+            yield bad(fbc, f"fbc must be a mapping (enabled, catalog_mapping, version_promotion_strategy), not {fbc.type_name()}.")
+            continue
+        for k, _v in fbc.items():
+            kv = k.value if isinstance(k, Scalar) else None
+            if kv not in FBC_KEYS:
+                hint = f" Did you mean '{_SUGGEST[kv]}'?" if kv in _SUGGEST else ""
+                yield bad(k, f"'{kv}' is not a setting of fbc (known: {', '.join(FBC_KEYS)}); the pipeline's schema refuses it.{hint}")
+        en = fbc.get("enabled")
+        if en is not None and not (isinstance(en, Scalar) and isinstance(en.value, bool)):
+            shown = en.raw if isinstance(en, Scalar) else en.type_name()
+            yield bad(en, f"fbc.enabled must be true or false (unquoted), not '{shown}'.")
+        vp = fbc.get("version_promotion_strategy")
+        if vp is not None and not (_str(vp) and vp.value in PROMOTION):
+            shown = vp.raw if isinstance(vp, Scalar) else vp.type_name()
+            yield bad(vp, f"version_promotion_strategy '{shown}' is not one of {', '.join(PROMOTION)}; the promotion automation treats it as 'never'.")
+        cm = fbc.get("catalog_mapping")
+        if cm is None:
+            continue
+        if not isinstance(cm, Sequence):
+            yield bad(cm, f"catalog_mapping must be a list of {{template_name, type, catalog_names}} entries, not {cm.type_name()}.")
+            continue
+        seen_cat = {}
+        for item in cm:
+            if not isinstance(item, Mapping):
+                yield bad(item, f"each catalog_mapping entry must be a mapping with template_name, type and catalog_names, not {item.type_name()}.")
+                continue
+            for k, _v in item.items():
+                kv = k.value if isinstance(k, Scalar) else None
+                if kv not in MAPPING_KEYS and kv in _SUGGEST:
+                    yield bad(k, f"'{kv}' is not a catalog_mapping key; did you mean '{_SUGGEST[kv]}'? The pipeline ignores '{kv}' and finds no {_SUGGEST[kv]}.")
+            for key in MAPPING_KEYS:
+                if key not in item:
+                    yield bad(item, f"this catalog_mapping entry has no '{key}'; the pipeline's schema requires template_name, type and catalog_names.")
+            tn = item.get("template_name")
+            if tn is not None and not (_str(tn) and tn.value.strip()):
+                yield bad(tn, "template_name must be the file name of a template in catalog-templates/.")
+            tp = item.get("type")
+            if tp is not None and not (_str(tp) and tp.value in TEMPLATE_TYPES):
+                shown = tp.raw if isinstance(tp, Scalar) else tp.type_name()
+                yield bad(tp, f"type '{shown}' is not a template type the pipeline renders; write 'olm.template.basic' or 'olm.semver'.")
+            names = item.get("catalog_names")
+            if names is None:
+                continue
+            if not isinstance(names, Sequence) or len(names) == 0:
+                yield bad(names, "catalog_names must be a non-empty list of catalog names such as \"v4.16\".")
+                continue
+            for n in names:
+                if not _str(n):
+                    shown = n.raw if isinstance(n, Scalar) else n.type_name()
+                    yield bad(n, f"the catalog name {shown} must be a quoted string such as \"v4.16\" (an unquoted v-less 4.10 reads as 4.1).")
+                    continue
+                if n.value in seen_cat:
+                    yield bad(n, f"the catalog '{n.value}' is mapped twice (also at line {seen_cat[n.value]}); each catalog is rendered from one template. Keep one.")
+                else:
+                    seen_cat[n.value] = n.line
