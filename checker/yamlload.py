@@ -79,20 +79,22 @@ def resolve_plain(value: str) -> tuple[str, object]:
 
 
 def _construct(tag: str, value: str):
+    """The Python value of a scalar with a resolved or explicit YAML 1.1 tag. Text that does
+    not fit its explicit tag (``!!bool maybe``, ``!!int ''``) keeps its text: never raises."""
     kind = tag.rsplit(":", 1)[-1]
     if kind == "null":
         return None
     if kind == "bool":
-        return _BOOL[value.lower()]
+        return _BOOL.get(value.lower(), value)
     if kind == "int":
         try:
             return _CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(tag, value))
-        except (ValueError, yaml.YAMLError):
+        except (ValueError, IndexError, yaml.YAMLError):
             return value
     if kind == "float":
         try:
             return _CONSTRUCTOR.construct_yaml_float(yaml.ScalarNode(tag, value))
-        except (ValueError, yaml.YAMLError):
+        except (ValueError, IndexError, yaml.YAMLError):
             return value
     # timestamp, value (a bare "="), merge ("<<" handled by the builder), yaml: keep text
     return value
@@ -274,7 +276,14 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 attach(stack[-1] if stack else None, node, frame.weight)
             elif cls is AliasEvent:
                 target = anchors.get(ev.anchor)
-                node, weight = target if target is not None else (None, 1)
+                if target is None:
+                    m = ev.start_mark
+                    raise _Abort(Problem(
+                        "yaml-syntax", m.line + 1, m.column + 1,
+                        f"YAML syntax error: the alias '*{_short(ev.anchor)}' refers to no anchor defined before it "
+                        "(an anchor cannot refer to itself). Nothing in this file can be read until it is fixed: "
+                        f"define '&{_short(ev.anchor)}' earlier or write the value out."))
+                node, weight = target
                 alias_nodes += weight
                 if alias_nodes > limits.max_alias_nodes:
                     m = ev.start_mark
@@ -293,6 +302,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 root = None
                 anchors = {}
             elif cls is DocumentEndEvent:
+                if isinstance(root, Scalar) and root.value is None and root.raw == "" and root.style is None:
+                    root = None  # a bare '---': an empty document, as Kubernetes tooling reads it
                 docs.append(root)
                 root = None
     except _Abort as a:
@@ -339,8 +350,15 @@ def _short(s: str, n: int = 60) -> str:
 
 
 def decode(data: bytes) -> tuple[Optional[str], Optional[Problem]]:
-    """Bytes of a YAML file to text, or the reason it is refused (binary, not UTF-8)."""
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    """Bytes of a YAML file to text, or the reason it is refused (binary, UTF-16/32, not UTF-8)."""
+    for bom, enc in ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                     (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
+        if data.startswith(bom):
+            return None, Problem(
+                "yaml-limits", 1, 1,
+                f"the file is encoded as {enc} (it starts with a {enc} byte order mark); opm, OLM and catalog "
+                "tooling read manifests as UTF-8. Re-save the file as UTF-8.")
+    if b"\x00" in data[:8192]:
         return None, Problem("yaml-limits", 1, 1, "this is a binary file, not YAML text; olm-check does not read it. Remove it from the bundle or replace it with the YAML it should be.")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
