@@ -78,6 +78,7 @@ def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[lis
     # the checked tree: symlinks may not leave it
     tree = top or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
     reader = Reader(tree, base, limits)
+    reader.given = {a: p for a, p in zip(abs_paths, paths)}
     repo.extra["reader"] = reader
 
     bundle_dirs: list = []
@@ -157,6 +158,8 @@ def _owning_bundle(path: str) -> Optional[str]:
 def _loose_yaml(path: str) -> list:
     """YAML files outside bundle dirs, catalogs/ and hidden dirs (CatalogSource candidates)."""
     out = []
+    if looks_like_bundle(path):
+        return out  # a bundle's files are the bundle's, read once by load_bundle
     for dirpath, dirnames, files in os.walk(path):
         keep = []
         for d in sorted(dirnames):
@@ -174,8 +177,12 @@ def _loose_yaml(path: str) -> list:
 
 
 def _catalogsource_candidate(reader: Reader, path: str):
-    """Parse a loose YAML file only if it may hold a CatalogSource (cheap text test first)."""
+    """Parse a loose YAML file only if it may hold a CatalogSource (cheap text test first).
+    Only regular files inside the checked tree are opened (never a FIFO, a device, or a
+    symlink out of the tree); others are not candidates."""
     try:
+        if not reader.inside(path) or not os.path.isfile(path):
+            return None
         with open(path, "rb") as fh:
             head = fh.read(reader.limits.max_file_bytes + 1)
     except OSError:

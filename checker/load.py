@@ -31,10 +31,19 @@ class Reader:
         self.skip_keys = skip_keys
         self.keep_raw = keep_raw
 
+    # absolute path -> the path as the user gave it (set by ``discover.plan``): display paths
+    # of files outside ``display_base`` start with what the user typed
+    given: dict = {}
+
     def rel(self, path: str) -> str:
         r = os.path.relpath(path, self.display_base)
-        if r.startswith(".." + os.sep) and not os.path.isabs(path):
-            return path
+        if r == os.pardir or r.startswith(os.pardir + os.sep):
+            for a, g in self.given.items():
+                if path == a or path.startswith(a.rstrip(os.sep) + os.sep):
+                    r = g.rstrip(os.sep) + path[len(a):] if g.rstrip(os.sep) else path
+                    break
+            else:
+                r = path
         return r.replace(os.sep, "/")
 
     def inside(self, path: str) -> bool:
@@ -62,6 +71,14 @@ class Reader:
             except OSError:
                 sf.problems.append(Problem("yaml-limits", 1, 1, f"this symbolic link to '{target}' is broken. Remove it or replace it with the file."))
                 return None
+        elif not self.inside(path):
+            # not a link itself, but reached through a symlinked directory that leaves the tree
+            sf.problems.append(Problem(
+                "yaml-limits", 1, 1,
+                f"this file is reached through a symbolic link to a directory outside the checked tree "
+                f"('{os.path.realpath(path)}'); olm-check does not read outside the tree (a bundle image is built "
+                "from the files themselves). Replace the linked directory with the files."))
+            return None
         if not stat.S_ISREG(st.st_mode):
             sf.problems.append(Problem("yaml-limits", 1, 1, "this is not a regular file (a device, socket or pipe); olm-check does not read it. Remove it."))
             return None
