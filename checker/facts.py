@@ -56,11 +56,12 @@ def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
         if m.name is None:
             continue
         spec = m.spec()
-        served, storage = [], []
+        served, storage, listed = [], [], []
         vers = spec.get("versions") if spec is not None else None
         if isinstance(vers, Sequence):
             for v in vers:
                 if isinstance(v, Mapping) and v.str("name"):
+                    listed.append(v.str("name"))
                     sv = v.get("served")
                     st = v.get("storage")
                     if isinstance(sv, Scalar) and sv.value is True:
@@ -70,5 +71,7 @@ def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
         elif spec is not None and spec.str("version"):  # apiextensions v1beta1 single version
             served.append(spec.str("version"))
             storage.append(spec.str("version"))
-        f.crds[m.name] = {"served": served, "storage": storage, "pos": _pos(m.file, m.metadata.get("name"))}
+            listed.append(spec.str("version"))
+        f.crds[m.name] = {"served": served, "storage": storage, "versions": listed,
+                          "pos": _pos(m.file, m.metadata.get("name"))}
     return f

@@ -1,0 +1,158 @@
+"""Bundle-wide manifest checks operator-sdk's bundle validation runs: service accounts that
+conflict with the CSV's, and the bundle's size as OLM stores it."""
+from __future__ import annotations
+
+import zlib
+
+from ..model import REGISTRY_V1, Bundle
+from ..nodes import Mapping, Scalar, Sequence
+from . import finding, rule
+
+MAX_BUNDLE_SIZE = 1 << 20  # operator-framework/api pkg/validation/internal/bundle.go max_bundle_size
+WARN_PERCENT = 0.85  # same file: validateBundleSize warnPercent
+
+
+def deployment_service_accounts(csv) -> dict:
+    """serviceAccountName of each CSV deployment: name -> (deployment name, value node)."""
+    out = {}
+    spec = csv.spec() if csv is not None else None
+    inst = spec.get("install") if spec is not None else None
+    ispec = inst.get("spec") if isinstance(inst, Mapping) else None
+    deps = ispec.get("deployments") if isinstance(ispec, Mapping) else None
+    if not isinstance(deps, Sequence):
+        return out
+    for d in deps:
+        if not isinstance(d, Mapping):
+            continue
+        tspec = d.get("spec")
+        tmpl = tspec.get("template") if isinstance(tspec, Mapping) else None
+        pspec = tmpl.get("spec") if isinstance(tmpl, Mapping) else None
+        sa = pspec.get("serviceAccountName") if isinstance(pspec, Mapping) else None
+        if isinstance(sa, Scalar) and isinstance(sa.value, str) and sa.value:
+            out.setdefault(sa.value, (d.str("name") or "?", sa))
+    return out
+
+
+@rule("service-account-conflict", "error", "A ServiceAccount manifest duplicates a CSV deployment's service account")
+def service_account_conflict(bundle: Bundle, ctx):
+    """
+    What: a ServiceAccount object in manifests/ has the same name as the `serviceAccountName`
+    of a deployment in the CSV's install strategy.
+
+    Why: OLM creates and owns the operator's service account itself, from the CSV (with the
+    permissions and clusterPermissions given to it); a second definition in the bundle is
+    either a leftover of `make bundle` or a different account by accident, and operator-sdk's
+    bundle validation ("invalid service account found in bundle"), run by catalog CI,
+    rejects the bundle.
+
+    Fix: delete the ServiceAccount manifest (OLM creates the account), or, if a separate
+    account was intended, rename one of them.
+
+    Bad:
+        # manifests/example-operator_v1_serviceaccount.yaml
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata:
+          name: example-operator      # also the CSV deployment's serviceAccountName
+    Good:
+        (no ServiceAccount manifest; the CSV's deployment names serviceAccountName: example-operator)
+    """
+    if bundle.mediatype not in (REGISTRY_V1, None):
+        return
+    csv = bundle.csv
+    if csv is None:
+        return
+    accounts = deployment_service_accounts(csv)
+    if not accounts:
+        return
+    for m in bundle.manifests:
+        if m.kind != "ServiceAccount" or m.api_version != "v1":
+            continue
+        name = m.name
+        if name not in accounts:
+            continue
+        dep, node = accounts[name]
+        yield finding("service-account-conflict", m.file, m.metadata.get("name"),
+                      f"the ServiceAccount '{name}' is also the service account of the CSV's deployment '{dep}' "
+                      f"({csv.file.rel}:{node.line}); OLM creates and owns that account from the CSV, and operator-sdk's "
+                      "bundle validation (run by catalog CI) rejects a bundle that defines it again. Delete this manifest, "
+                      "or rename the account here or in the CSV if a separate account was intended.")
+
+
+def _upper_bound(n: int) -> int:
+    """The largest len(base64(gzip(x))) can be for len(x) == n: deflate stored blocks add 5
+    bytes per block (at least 16 KiB each), gzip adds a 10-byte header and 8-byte trailer."""
+    z = n + 5 * (n // 16384 + 1) + 18
+    return (z + 2) // 3 * 4
+
+
+def encoded_size(data: bytes, level: int = 6) -> int:
+    """len(base64(gzip(data))) as operator-framework/api's encoding.GzipBase64Encode makes it
+    (Go's gzip writer at its default level, 6; standard base64 with padding)."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 16+15: a gzip stream
+    n = len(c.compress(data)) + len(c.flush())
+    return (n + 2) // 3 * 4  # len(base64) without building it
+
+
+def _fmt(b: int) -> str:
+    """operator-framework/api's formatBytesInUnit: decimal units (1.0 MB = 1,000,000 bytes)."""
+    if b < 1000:
+        return f"{b} B"
+    div, exp = 1000, 0
+    n = b // 1000
+    while n >= 1000:
+        div *= 1000
+        exp += 1
+        n //= 1000
+    return f"{b / div:.1f} {'kMGTPE'[exp]}B"
+
+
+@rule("bundle-size", "error", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", mixed=True)
+def bundle_size(bundle: Bundle, ctx):
+    """
+    What: the size of the bundle as operator-framework/api measures it — the sum, over the
+    bundle's files, of len(base64(gzip(file))) — is over 1 MiB (1,048,576 bytes: error) or over
+    85% of it (warning). olm-check counts the files it reads: manifests/, metadata/ and
+    bundle.Dockerfile (operator-sdk also counts any other file in the directory, such as
+    tests/scorecard; Go's and Python's gzip differ by a few bytes).
+
+    Why: OLM unpacks a bundle into a ConfigMap, and Kubernetes objects are limited to about
+    1 MiB; since OLM v0.19 / opm 1.17.5 the content is stored gzip-compressed and base64
+    encoded, so this is the number that must fit. A bundle over it never installs, and
+    operator-sdk's bundle validation (catalog CI) fails it.
+
+    Fix: shrink the largest files (usually CRDs: drop `description` fields from the schemas
+    with `crd:maxDescLen=0` in controller-gen, split rarely used APIs into another operator),
+    and remove files the bundle does not need.
+
+    Bad:  manifests/ holding 30 CRDs with full OpenAPI descriptions (1.3 MiB compressed)
+    Good: the same CRDs generated with crd:maxDescLen=0 (300 KiB compressed)
+    """
+    files = [f for f in bundle.files if f.raw is not None]
+    if not files:
+        return
+    warn = MAX_BUNDLE_SIZE * WARN_PERCENT
+    if sum(_upper_bound(len(f.raw)) for f in files) <= warn:
+        return  # cannot reach the warning threshold: skip the compression
+    if sum(encoded_size(f.raw, 1) for f in files) <= warn:
+        return  # even the fastest gzip level (whose output is never smaller in practice) stays below it
+    sizes = sorted(((encoded_size(f.raw), f) for f in files), key=lambda t: -t[0])
+    total = sum(s for s, _ in sizes)
+    raw_total = sum(len(f.raw) for f in files)
+    if total <= warn:
+        return
+    top = ", ".join(f"{f.rel} ({_fmt(s)})" for s, f in sizes[:3])
+    largest = sizes[0][1]
+    pct = 100.0 * total / MAX_BUNDLE_SIZE
+    if total > MAX_BUNDLE_SIZE:
+        yield finding("bundle-size", largest, None,
+                      f"the bundle is ~{_fmt(total)} gzip-compressed and base64-encoded ({pct:.0f}% of the "
+                      f"1 MiB limit; {_fmt(raw_total)} uncompressed): OLM cannot store it in the ConfigMap it "
+                      "unpacks bundles into, so it never installs, and operator-sdk's bundle validation fails it. Largest: "
+                      f"{top}. Shrink the CRDs (controller-gen crd:maxDescLen=0 drops schema descriptions) or split the bundle.")
+    else:
+        yield finding("bundle-size", largest, None,
+                      f"the bundle is ~{_fmt(total)} gzip-compressed and base64-encoded, {pct:.0f}% of OLM's "
+                      f"1 MiB limit ({_fmt(raw_total)} uncompressed); past the limit it cannot be installed. "
+                      f"Largest: {top}. Keep an eye on CRD growth (controller-gen crd:maxDescLen=0 drops schema descriptions).",
+                      severity="warning")

@@ -1,0 +1,454 @@
+"""CustomResourceDefinitions in the bundle against the CSV's owned CRDs, their versions,
+and CRD versions compared with the bundle this one replaces.
+
+OLM matches an owned CRD at install time by its exact `metadata.name` (`<plural>.<group>`)
+and requires the owned version to be served (the CSV's requirement check); operator-sdk's
+validator (operator-framework/api validateOwnedCRDs) matches group/version/kind instead.
+Both are reported, each with what fails where.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..model import REGISTRY_V1, Bundle, Manifest
+from ..nodes import Mapping, Node, Scalar, Sequence
+from . import check, define, finding
+from .images import scalar_fix
+
+
+@dataclass
+class CrdVersion:
+    name: str
+    served: object  # True/False, or the odd value as written (None when absent)
+    storage: object
+    node: Node  # the version entry (or spec.version's value)
+    served_node: Optional[Node] = None
+    storage_node: Optional[Node] = None
+
+
+@dataclass
+class Crd:
+    m: Manifest
+    name: str
+    name_node: Node
+    group: Optional[str]
+    kind: Optional[str]
+    versions: list = field(default_factory=list)  # CrdVersion
+    versions_key: Optional[Node] = None  # key node of spec.versions (or spec.version)
+    spec: Optional[Mapping] = None
+
+    def version(self, v: str) -> Optional[CrdVersion]:
+        for cv in self.versions:
+            if cv.name == v:
+                return cv
+        return None
+
+    @property
+    def served(self) -> list:
+        return [v.name for v in self.versions if v.served is True]
+
+
+@dataclass
+class Owned:
+    name: Optional[str]
+    version: Optional[str]
+    kind: Optional[str]
+    node: Mapping
+    name_node: Optional[Node]
+    version_node: Optional[Node]
+    kind_node: Optional[Node]
+
+
+def _bool(v) -> object:
+    if v is None:
+        return None
+    if isinstance(v, Scalar):
+        return v.value if isinstance(v.value, bool) else v.raw
+    return v.type_name()
+
+
+def bundle_crds(bundle: Bundle) -> list:
+    """Every CRD manifest with a name, its group, kind and versions (positioned)."""
+    out = []
+    for m in bundle.crds:
+        md = m.metadata
+        if md is None or m.name is None:
+            continue
+        spec = m.spec()
+        names = spec.get("names") if spec is not None else None
+        c = Crd(m=m, name=m.name, name_node=md.get("name"),
+                group=spec.str("group") if spec is not None else None,
+                kind=names.str("kind") if isinstance(names, Mapping) else None, spec=spec)
+        if spec is not None:
+            vers = spec.get("versions")
+            if isinstance(vers, Sequence):
+                c.versions_key = spec.key_node("versions")
+                for v in vers:
+                    if isinstance(v, Mapping) and v.str("name"):
+                        c.versions.append(CrdVersion(v.str("name"), _bool(v.get("served")), _bool(v.get("storage")), v,
+                                                     v.get("served"), v.get("storage")))
+            elif spec.str("version"):  # apiextensions v1beta1 with the single spec.version
+                c.versions_key = spec.key_node("version")
+                c.versions.append(CrdVersion(spec.str("version"), True, True, spec.get("version")))
+        out.append(c)
+    return out
+
+
+def owned_entries(csv) -> Optional[list]:
+    """The CSV's spec.customresourcedefinitions.owned entries; None when it is malformed."""
+    spec = csv.spec() if csv is not None else None
+    if spec is None:
+        return None
+    crds = spec.get("customresourcedefinitions")
+    if crds is None or (isinstance(crds, Scalar) and crds.value is None):
+        return []
+    if not isinstance(crds, Mapping):
+        return None
+    owned = crds.get("owned")
+    if owned is None or (isinstance(owned, Scalar) and owned.value is None):
+        return []
+    if not isinstance(owned, Sequence):
+        return None
+    out = []
+    for o in owned:
+        if isinstance(o, Mapping):
+            out.append(Owned(o.str("name"), o.str("version"), o.str("kind"), o,
+                             o.get("name"), o.get("version"), o.get("kind")))
+    return out
+
+
+def required_names(csv) -> set:
+    spec = csv.spec() if csv is not None else None
+    crds = spec.get("customresourcedefinitions") if spec is not None else None
+    req = crds.get("required") if isinstance(crds, Mapping) else None
+    if not isinstance(req, Sequence):
+        return set()
+    return {r.str("name") for r in req if isinstance(r, Mapping) and r.str("name")}
+
+
+def _group_of(name: str) -> str:
+    return name.split(".", 1)[1] if "." in name else ""
+
+
+define("owned-crd-missing", "error", "A CRD the CSV owns is not in the bundle", explanation="""
+    What: every entry of the CSV's `spec.customresourcedefinitions.owned` must match a
+    CustomResourceDefinition in manifests/: by its exact `metadata.name` (`<plural>.<group>`),
+    which is how OLM looks it up when it installs the operator, and with the same `kind`, which
+    is how operator-sdk's bundle validation (run by catalog CI) matches it.
+
+    Why: OLM checks the CSV's requirements by CRD name: with no CRD of that name the CSV stays
+    Pending ("requirements not met") and the operator never starts. operator-sdk's validator
+    matches group/version/kind instead, so it misses a wrong name but fails a wrong kind ("owned
+    CRD not found in bundle").
+
+    Fix: correct the owned entry's `name` (or `kind`) to the CRD's, or add the missing CRD to
+    manifests/.
+
+    Bad:
+        owned:
+          - name: widget.example.com      # the CRD is widgets.example.com
+            version: v1
+            kind: Widget
+    Good:
+        owned:
+          - name: widgets.example.com
+            version: v1
+            kind: Widget
+    """)
+
+define("crd-not-owned", "error", "A CRD in the bundle is not owned by the CSV", explanation="""
+    What: a CustomResourceDefinition in manifests/ whose name is not among the CSV's
+    `spec.customresourcedefinitions.owned`.
+
+    Why: OLM creates the CRD but no CSV owns it: the console shows no API for it, it is left
+    behind on uninstall, and another operator owning the same CRD conflicts with it.
+    operator-sdk's bundle validation (run by catalog CI) fails the bundle ("CRD ... is present
+    in bundle ... but not defined in CSV"); opm only warns. A CRD the operator merely needs
+    belongs under `required`, shipped by the operator that owns it.
+
+    Fix: add an owned entry (name, version, kind, displayName, description) for the CRD, or
+    remove the CRD from manifests/.
+
+    Bad:
+        # manifests/ has gadgets.example.com, the CSV owns only widgets.example.com
+    Good:
+        owned:
+          - name: widgets.example.com
+            ...
+          - name: gadgets.example.com
+            version: v1
+            kind: Gadget
+            displayName: Gadget
+            description: A gadget.
+    """)
+
+define("crd-duplicate", "error", "The same CRD is defined twice in the bundle", explanation="""
+    What: two CustomResourceDefinitions in manifests/ with the same `metadata.name`, or two
+    defining the same group and kind under different names.
+
+    Why: the bundle holds one object per name; which copy OLM applies depends on file order,
+    and an install plan with two steps for one CRD fails. Two names for one group/kind make the
+    API server refuse the second (its names are not accepted). operator-sdk's bundle validation
+    reports "duplicate CRD".
+
+    Fix: keep one definition (usually a leftover file from an older version or from a v1beta1
+    copy: delete it).
+
+    Bad:
+        manifests/widgets.yaml              (widgets.example.com)
+        manifests/example.com_widgets.yaml  (widgets.example.com)
+    Good:
+        manifests/example.com_widgets.yaml  (widgets.example.com)
+    """)
+
+define("crd-owned-version", "error", "An owned CRD version is not served, or a CRD has not exactly one storage version", explanation="""
+    What: the `version` of an owned CRD entry must be one of the CRD's versions with
+    `served: true`; and every CRD must mark exactly one version `storage: true` (served and
+    storage being booleans).
+
+    Why: OLM's requirement check fails a CSV whose owned version is not served ("CRD version
+    not served"): the CSV stays Pending. The API server rejects a CRD with no storage version,
+    or with more than one ("must have exactly one version marked as storage version").
+
+    Fix: set the owned entry's version to a served version of the CRD (usually the storage
+    version); mark exactly one version `storage: true`.
+
+    Bad:
+        versions:
+          - {name: v1alpha1, served: true, storage: true}
+          - {name: v1, served: true, storage: true}
+    Good:
+        versions:
+          - {name: v1alpha1, served: true, storage: false}
+          - {name: v1, served: true, storage: true}
+    """)
+
+
+@check("bundle")
+def crd_rules(bundle: Bundle, ctx):
+    if bundle.mediatype not in (REGISTRY_V1, None):
+        return
+    crds = bundle_crds(bundle)
+    by_name: dict = {}
+    firsts = []
+    for c in crds:
+        first = by_name.get(c.name)
+        if first is not None:
+            yield finding("crd-duplicate", c.m.file, c.name_node,
+                          f"the CRD {c.name} is defined twice: here and in {first.m.file.rel}:{first.name_node.line}; OLM "
+                          "applies one of them depending on file order and operator-sdk's bundle validation fails the "
+                          "bundle. Keep one definition and delete the other.")
+            continue
+        by_name[c.name] = c
+        firsts.append(c)
+    by_gk: dict = {}
+    for c in firsts:
+        if not c.group or not c.kind:
+            continue
+        other = by_gk.get((c.group, c.kind))
+        if other is not None:
+            yield finding("crd-duplicate", c.m.file, c.name_node,
+                          f"the CRDs {other.name} ({other.m.file.rel}:{other.name_node.line}) and {c.name} both define kind "
+                          f"{c.kind} in group {c.group}; the API server accepts only one of them (the other's names are not "
+                          "accepted). Keep one definition.")
+            continue
+        by_gk[(c.group, c.kind)] = c
+
+    # storage versions (every CRD)
+    for c in firsts:
+        yield from _storage_versions(c)
+
+    csv = bundle.csv
+    if csv is None:
+        return
+    owned = owned_entries(csv)
+    if owned is None:
+        return  # owned-crd-fields / manifest rules say what is wrong with the list
+    owned_names = {o.name for o in owned if o.name}
+    claimed = set()  # CRDs offered as the fix of an owned entry with a wrong name
+    for o in owned:
+        if not o.name:
+            continue  # owned-crd-fields
+        c = by_name.get(o.name)
+        if c is None:
+            yield from _owned_missing(csv, o, firsts, owned_names, claimed)
+            continue
+        if o.kind and c.kind and o.kind != c.kind:
+            yield finding("owned-crd-missing", csv.file, o.kind_node,
+                          f"the CSV owns {o.name} with kind {o.kind}, but that CRD defines kind {c.kind}; operator-sdk's bundle "
+                          f"validation (run by catalog CI) matches owned CRDs by group, version and kind and reports "
+                          f"{o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.",
+                          fix=scalar_fix(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"))
+        if o.version:
+            yield from _owned_version(csv, o, c)
+
+    required = required_names(csv)
+    for c in firsts:
+        if c.name in owned_names or c.name in claimed:
+            continue
+        if c.name in required:
+            msg = (f"the CRD {c.name} is listed under required, not owned, yet the bundle ships it; a required CRD comes "
+                   "from the operator that owns it. Move the entry to owned if this operator provides the API, or remove "
+                   "the CRD from manifests/.")
+        else:
+            msg = (f"the CRD {c.name} is in the bundle but the CSV does not own it: no CSV manages its API, the console does "
+                   "not show it, and operator-sdk's bundle validation (run by catalog CI) fails the bundle. Add an entry "
+                   f"under spec.customresourcedefinitions.owned (name: {c.name}, version, kind: {c.kind or '...'}, "
+                   "displayName, description), or remove the CRD from manifests/.")
+        yield finding("crd-not-owned", c.m.file, c.name_node, msg)
+
+
+def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
+    group = _group_of(o.name)
+    cands = [c for c in crds if c.name not in owned_names and o.kind and c.kind == o.kind and (c.group == group or not group)]
+    if not cands:
+        cands = [c for c in crds if c.name not in owned_names and c.group == group and c.group
+                 and c.name.split(".", 1)[0].rstrip("s") == o.name.split(".", 1)[0].rstrip("s")]
+    fix = None
+    if len(cands) == 1:
+        c = cands[0]
+        claimed.add(c.name)
+        hint = f"The bundle has {c.name} ({c.m.file.rel}) defining kind {c.kind or '?'}: write 'name: {c.name}'."
+        fix = scalar_fix(csv.file, o.name_node, c.name, f"the CRD's name, {c.name}")
+    elif crds:
+        shown = ", ".join(c.name for c in crds[:6]) + (", ..." if len(crds) > 6 else "")
+        hint = (f"The CRDs in the bundle are {shown}. Correct the name (it is <plural>.<group>), or add the CRD "
+                "to manifests/.")
+    else:
+        hint = "The bundle has no CRD at all: add the CRD's manifest to manifests/."
+    yield finding("owned-crd-missing", csv.file, o.name_node,
+                  f"the CSV owns the CRD {o.name}, but no CustomResourceDefinition named {o.name} is in manifests/; OLM looks "
+                  "owned CRDs up by this exact name when it installs, so the CSV stays Pending (requirements not met). " + hint,
+                  fix=fix)
+
+
+def _owned_version(csv, o: Owned, c: Crd):
+    cv = c.version(o.version)
+    served = c.served
+    if cv is not None and cv.served is True:
+        return
+    fix = None
+    if len(served) == 1:
+        fix = scalar_fix(csv.file, o.version_node, served[0], f"the served version, {served[0]}")
+    shown = ", ".join(served) if served else "none"
+    if cv is None:
+        listed = ", ".join(v.name for v in c.versions) or "none"
+        msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}) has no version {o.version} "
+               f"(it defines {listed}; served: {shown}); OLM requires the owned version to be served and leaves the CSV "
+               "Pending")
+    else:
+        msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}:{cv.node.line}) marks it "
+               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served} (served: {shown}); OLM "
+               "requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending")
+    msg += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
+            else ". Own a served version of the CRD, or serve this one.")
+    yield finding("crd-owned-version", csv.file, o.version_node, msg, fix=fix)
+
+
+def _storage_versions(c: Crd):
+    spec = c.spec
+    if spec is None:
+        return
+    vers = spec.get("versions")
+    if vers is None and spec.get("version") is None:
+        yield finding("crd-owned-version", c.m.file, spec,
+                      f"the CRD {c.name} defines no versions; the API server rejects it. Add spec.versions with one "
+                      "version marked served: true and storage: true.")
+        return
+    if vers is not None and not isinstance(vers, Sequence):
+        return  # a shape problem, not a version one
+    for v in c.versions:
+        for what, val, node in (("served", v.served, v.served_node), ("storage", v.storage, v.storage_node)):
+            if node is not None and not isinstance(val, bool):
+                yield finding("crd-owned-version", c.m.file, node,
+                              f"{what} of version {v.name} of {c.name} must be true or false (a boolean), not "
+                              f"{node.type_name()}; the API server rejects the CRD. Write {what}: true or {what}: false without quotes.")
+    storage = [v for v in c.versions if v.storage is True]
+    if len(storage) == 1:
+        return
+    if not storage:
+        names = ", ".join(v.name for v in c.versions) or "none"
+        yield finding("crd-owned-version", c.m.file, c.versions_key or spec,
+                      f"the CRD {c.name} marks no version storage: true (versions: {names}); the API server requires exactly "
+                      "one storage version and rejects the CRD. Mark the version objects are stored in (usually the newest "
+                      "stable one) storage: true.")
+        return
+    first = storage[0]
+    for v in storage[1:]:
+        yield finding("crd-owned-version", c.m.file, v.storage_node or v.node,
+                      f"the CRD {c.name} marks both {first.name} (line {first.node.line}) and {v.name} storage: true; the API "
+                      "server requires exactly one storage version and rejects the CRD. Keep storage: true on one version "
+                      "and set storage: false on the others.")
+
+
+# ---------------------------------------------------------------------------------------
+# Across bundles: CRD versions against the bundle this one replaces
+
+define("crd-version-removal", "error", "A CRD version is removed without first being unserved, or the stored version is removed", explanation="""
+    What: compared with the bundle this one replaces (`spec.replaces`, when that bundle is in
+    the same repository): a CRD version the old bundle served is gone from the new CRD without
+    first being shipped with `served: false`, or the version the old bundle stored objects in
+    (`storage: true`) is gone from the new CRD altogether.
+
+    Why: clusters upgrading from the old bundle hold objects stored in the old storage version
+    (it is in the CRD's `status.storedVersions`): OLM refuses to update the CRD ("risk of data
+    loss") and the upgrade is stuck. A served version that vanishes in one step breaks every
+    client, manifest and GitOps repository still using it; the documented path is to ship it
+    with `served: false` first, migrate stored objects, and only then remove it.
+
+    Fix: keep the version in the CRD with `served: false` (and, for the stored version, keep
+    it until stored objects have been migrated); remove it in a later release.
+
+    Bad:
+        # 1.0.0: versions v1alpha1 (served, storage)
+        # 1.1.0 (replaces 1.0.0): versions v1 (served, storage) only
+    Good:
+        # 1.1.0: v1alpha1 {served: false, storage: false}, v1 {served: true, storage: true}
+    """)
+
+
+@check("repo")
+def crd_version_removal(repo, ctx):
+    facts = list(repo.facts)
+    by_csv: dict = {}
+    for f in facts:
+        if f.csv_name:
+            by_csv.setdefault(f.csv_name, []).append(f)
+    for f in facts:
+        if not f.checked or not f.replaces or not f.crds:
+            continue
+        olds = [g for g in by_csv.get(f.replaces, []) if g is not f
+                and (g.operator == f.operator if f.operator else g.package == f.package)]
+        if not olds:
+            continue
+        old = olds[0]
+        for name, new in f.crds.items():
+            prev = old.crds.get(name)
+            if prev is None:
+                continue
+            listed = set(new.get("versions") or (list(new.get("served") or []) + list(new.get("storage") or [])))
+            pos = new.get("pos")
+            done = set()
+            for v in prev.get("storage") or []:
+                if v in listed:
+                    continue
+                done.add(v)
+                fd = finding("crd-version-removal", pos.path, None,
+                             f"the CRD {name} no longer has version {v}, which {old.csv_name} ({old.rel}) stores objects in "
+                             "(storage: true): on clusters upgrading from it the version is in the CRD's storedVersions, so "
+                             "OLM refuses to update the CRD (\"risk of data loss\") and the upgrade is stuck. Keep "
+                             f"{v} in spec.versions (served: false, storage: false) until stored objects are migrated.",
+                             line=pos.line, column=pos.column)
+                fd.bundle = f.rel
+                yield fd
+            for v in prev.get("served") or []:
+                if v in listed or v in done:
+                    continue
+                fd = finding("crd-version-removal", pos.path, None,
+                             f"the CRD {name} drops version {v}, which {old.csv_name} ({old.rel}) still serves; clients and "
+                             f"manifests using {v} break at once on upgrade. Ship {v} with served: false in this release "
+                             "first, and remove it in a later one.",
+                             line=pos.line, column=pos.column)
+                fd.bundle = f.rel
+                yield fd

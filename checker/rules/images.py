@@ -1,0 +1,225 @@
+"""Image references: the docker reference grammar (distribution/reference) and the
+`related-image-invalid` rule for the CSV's spec.relatedImages.
+
+``image_reference_problem(s)`` is usable by any rule that needs to know whether a string is a
+pull spec the container tools accept (it answers what is wrong, or None).
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..finding import Fix
+from ..model import REGISTRY_V1, Bundle
+from ..nodes import Mapping, Scalar, Sequence
+from . import finding, rule
+
+# The grammar of github.com/distribution/reference (regexp.go), as
+# reference.ParseNormalizedNamed applies it (operator-framework/api's
+# validateRelatedImages calls exactly that). Go's RE2 \w is ASCII: re.ASCII.
+_ALNUM = r"[a-z0-9]+"
+_SEPARATOR = r"(?:[._]|__|[-]+)"
+_PATH_COMPONENT = _ALNUM + r"(?:" + _SEPARATOR + _ALNUM + r")*"
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN_NAME = _DOMAIN_COMPONENT + r"(?:\." + _DOMAIN_COMPONENT + r")*"
+_IPV6 = r"\[(?:[a-fA-F0-9:]+)\]"
+_HOST = r"(?:" + _DOMAIN_NAME + r"|" + _IPV6 + r")"
+_DOMAIN_AND_PORT = _HOST + r"(?::[0-9]+)?"
+_TAG = r"[\w][\w.-]{0,127}"
+_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9A-Fa-f]{32,}"
+_REMOTE_NAME = _PATH_COMPONENT + r"(?:/" + _PATH_COMPONENT + r")*"
+_NAME = r"(?:" + _DOMAIN_AND_PORT + r"/)?" + _REMOTE_NAME
+
+REFERENCE = re.compile(r"(" + _NAME + r")(?::(" + _TAG + r"))?(?:@(" + _DIGEST + r"))?", re.ASCII)
+_ANCHORED_NAME = re.compile(r"(?:(" + _DOMAIN_AND_PORT + r")/)?(" + _REMOTE_NAME + r")", re.ASCII)
+_IDENTIFIER = re.compile(r"[a-f0-9]{64}")
+NAME_TOTAL_LENGTH_MAX = 255  # reference.RepositoryNameTotalLengthMax
+# opencontainers/go-digest: the algorithms it validates and their hex lengths (lowercase hex).
+DIGEST_HEX = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+
+def _split_docker_domain(name: str) -> tuple:
+    """reference.splitDockerDomain: (domain, remainder) with Docker Hub defaults."""
+    first, sep, rest = name.partition("/")
+    if not sep:
+        return "docker.io", "library/" + name
+    if first == "localhost":
+        return first, rest
+    if first == "index.docker.io":
+        domain, remote = "docker.io", rest
+    elif any(c in first for c in ".:") or first.lower() != first:
+        domain, remote = first, rest
+    else:
+        domain, remote = "docker.io", name
+    if domain == "docker.io" and "/" not in remote:
+        remote = "library/" + remote
+    return domain, remote
+
+
+def image_reference_problem(s: str) -> Optional[str]:
+    """What is wrong with ``s`` as an image pull spec (None when the container tools accept
+    it): reference.ParseNormalizedNamed's checks, with reasons people understand."""
+    if s == "":
+        return "it is empty"
+    if s != s.strip():
+        return "it has spaces or line breaks around it"
+    if re.search(r"\s", s):
+        return "it contains spaces"
+    m = re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", s)
+    if m:
+        return f"it starts with '{m.group(0)}'; an image reference has no scheme (write it as registry/path:tag or registry/path@sha256:...)"
+    if _IDENTIFIER.fullmatch(s):
+        return "a 64-character hexadecimal string is an image ID, not a repository name"
+    domain, remainder = _split_docker_domain(s)
+    remote = remainder.split(":", 1)[0]
+    if remote.lower() != remote:
+        return f"the repository name '{remote.split('@', 1)[0]}' must be lowercase"
+    full = domain + "/" + remainder
+    m = REFERENCE.fullmatch(full)
+    if m is None:
+        if "@" in s and not re.search(r"@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}$", s):
+            short = re.search(r"@(sha256|sha384|sha512):([0-9a-f]*)$", s)
+            if short:
+                algo, hexpart = short.groups()
+                return f"a {algo} digest has {DIGEST_HEX[algo]} hexadecimal characters, this one has {len(hexpart)}"
+            return "the digest after '@' is not algorithm:hex (e.g. @sha256: followed by 64 hexadecimal characters)"
+        if s.count("@") > 1:
+            return "it has more than one '@'"
+        tail = s.rsplit("/", 1)[-1]
+        if ":" in tail.split("@", 1)[0]:
+            tag = tail.split("@", 1)[0].split(":", 1)[1]
+            if not re.fullmatch(_TAG, tag, re.ASCII):
+                return (f"the tag '{tag}' is not valid (a tag is up to 128 letters, digits, '_', '.' and '-', "
+                        "not starting with '.' or '-')")
+        return ("it does not follow the image reference grammar registry/path[:tag][@digest] (lowercase path "
+                "components separated by '/', '.', '_' or '-')")
+    name = _ANCHORED_NAME.fullmatch(m.group(1))
+    path = name.group(2) if name else m.group(1)
+    if len(path) > NAME_TOTAL_LENGTH_MAX:
+        return f"the repository path is {len(path)} characters long, over the limit of {NAME_TOTAL_LENGTH_MAX}"
+    dg = m.group(3)
+    if dg:
+        algo, hexpart = dg.split(":", 1)
+        want = DIGEST_HEX.get(algo)
+        if want is None:
+            return f"the digest algorithm '{algo}' is not supported (use sha256, sha384 or sha512)"
+        if len(hexpart) != want:
+            return f"a {algo} digest has {want} hexadecimal characters, this one has {len(hexpart)}"
+        if hexpart.lower() != hexpart:
+            return "the digest must be written in lowercase hexadecimal"
+    return None
+
+
+def _repaired(s: str) -> Optional[str]:
+    """A corrected spelling for the mistakes that have one obvious repair."""
+    t = s.strip()
+    t = re.sub(r"^(?:docker|https?|oci)://", "", t)
+    if t != s and t and image_reference_problem(t) is None:
+        return t
+    return None
+
+
+def scalar_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
+    """Replace a one-line scalar's text on its line with ``new_text`` (quoted as needed)."""
+    if file is None or not isinstance(node, Scalar) or node.style in ("|", ">"):
+        return None
+    line = file.line_text(node.line)
+    start = node.col - 1
+    if node.style is None:
+        end = start + len(node.raw)
+        if line[start:end] != node.raw:
+            return None
+    else:
+        q = node.style
+        end = line.find(q, start + 1)
+        while q == "'" and end != -1 and line[end + 1:end + 2] == "'":
+            end = line.find(q, end + 2)
+        if end == -1:
+            return None
+        end += 1
+    return Fix(node.line, line[:start] + new_text + line[end:], description)
+
+
+@rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference")
+def related_image_invalid(bundle: Bundle, ctx):
+    """
+    What: every entry of the CSV's `spec.relatedImages` needs an `image` that is a valid image
+    reference: `registry/path[:tag][@digest]`, lowercase repository path, a tag of at most 128
+    characters, a digest such as `sha256:` followed by 64 hexadecimal characters; no scheme
+    (`docker://`, `https://`) and no spaces. olm-check applies the grammar of
+    distribution/reference (`ParseNormalizedNamed`), the same check operator-sdk's bundle
+    validation runs.
+
+    Why: relatedImages tell mirroring tools (`oc adm catalog mirror`, `oc-mirror`) which images
+    to copy for disconnected clusters and appear in the catalog; an invalid reference fails
+    `operator-sdk bundle validate` (and catalog CI), or breaks the mirror.
+
+    Fix: write the full pull spec, ideally pinned by digest.
+
+    Bad:
+        relatedImages:
+          - name: operator
+            image: docker://quay.io/Example/operator:v1.0.0
+    Good:
+        relatedImages:
+          - name: operator
+            image: quay.io/example/operator@sha256:4b8e2a2a24a3c0fbc5a2b5c6d7e8f90112233445566778899aabbccddeeff001
+    """
+    if bundle.mediatype not in (REGISTRY_V1, None):
+        return
+    csv = bundle.csv
+    spec = csv.spec() if csv is not None else None
+    if spec is None or "relatedImages" not in spec:
+        return
+    sf = csv.file
+    ri = spec.get("relatedImages")
+    if isinstance(ri, Scalar) and ri.value is None:
+        return  # `relatedImages:` with nothing: no images listed
+    if not isinstance(ri, Sequence):
+        yield finding("related-image-invalid", sf, ri,
+                      f"spec.relatedImages must be a list of {{name, image}} entries, not {ri.type_name()}; mirroring tools "
+                      "cannot read it. Write one '- name: ..., image: ...' entry per image.")
+        return
+    for i, entry in enumerate(ri):
+        if not isinstance(entry, Mapping):
+            yield finding("related-image-invalid", sf, entry,
+                          f"relatedImages entry {i + 1} is {entry.type_name()}, not a mapping with 'name' and 'image'. "
+                          "Write it as '- name: <name>' with 'image: <pull spec>'.")
+            continue
+        img = entry.get("image")
+        label = f"relatedImages entry {i + 1}" + (f" ('{entry.str('name')}')" if entry.str("name") else "")
+        if img is None:
+            misnamed = [(k, v) for k, v in entry.items() if isinstance(k, Scalar) and k.value not in ("name", "image")
+                        and isinstance(v, Scalar) and isinstance(v.value, str) and "/" in v.value
+                        and image_reference_problem(v.value) is None]
+            if len(misnamed) == 1:
+                k, v = misnamed[0]
+                line = sf.line_text(k.line)
+                key = str(k.value)
+                fix = None
+                if line[k.col - 1:k.col - 1 + len(key)] == key:
+                    fix = Fix(k.line, line[:k.col - 1] + "image" + line[k.col - 1 + len(key):], "name the field 'image'")
+                yield finding("related-image-invalid", sf, k,
+                              f"{label} gives its image under '{key}:', but the field is 'image:'; mirroring tools and "
+                              "operator-sdk's bundle validation see an entry without an image. Rename the key to 'image'.",
+                              fix=fix)
+                continue
+        if img is None or (isinstance(img, Scalar) and img.value in (None, "")):
+            yield finding("related-image-invalid", sf, img if img is not None else entry,
+                          f"{label} has no image; mirroring tools and operator-sdk's bundle validation need the pull spec. "
+                          "Set 'image:' to the image reference (registry/path@sha256:...), or remove the entry.")
+            continue
+        if not (isinstance(img, Scalar) and isinstance(img.value, str)):
+            yield finding("related-image-invalid", sf, img,
+                          f"the image of {label} must be a string (an image reference), not {img.type_name()}.")
+            continue
+        problem = image_reference_problem(img.value)
+        if problem is None:
+            continue
+        fixed = _repaired(img.value)
+        fix = scalar_fix(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
+        yield finding("related-image-invalid", sf, img,
+                      f"the image '{img.value.strip()}' of {label} is not a valid image reference: {problem}. Mirroring tools "
+                      "cannot pull it and operator-sdk's bundle validation (run by catalog CI) rejects it. "
+                      + (f"Write '{fixed}'." if fixed else "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."),
+                      fix=fix)
