@@ -461,6 +461,9 @@ define("removed-api", "error", "The bundle uses a Kubernetes API removed in a re
     `alm-examples` object uses an API version that the Kubernetes of an OpenShift release in
     the bundle's range no longer serves. With no range information at all the range is every
     known release. RBAC rules are never flagged: they name groups and resources, not versions.
+    An owned CRD's `resources` entry is a warning: it only tells the console what the
+    operator creates, so it breaks nothing by itself, but it usually means the operator still
+    creates the removed API.
 
     Why: the install fails on those releases ("no matches for kind ... in version ...").
 
@@ -580,9 +583,21 @@ def api_rules(bundle: Bundle, ctx):
             up_gone = [r for r in gone if not r.ga]
             first_rm = table.first_with_kube(e.removed) if e.removed else None
             if ga_gone:
-                yield finding("removed-api", file, node,
-                              f"{what} is removed in Kubernetes {vstr(e.removed)} (OpenShift {first_rm.ocp if first_rm else '?'}), so the bundle "
-                              f"cannot install on OpenShift {_rels(ga_gone)}{_range_note(vi)}. Use {e.use} instead.", ocp=ga_gone)
+                gone_in = f"Kubernetes {vstr(e.removed)} (OpenShift {first_rm.ocp if first_rm else '?'})"
+                if where == "resources":
+                    # informational for the console; breaks only if the operator still creates it
+                    yield finding("removed-api", file, node,
+                                  f"{what} says instances of this CRD create {kind} {v}, which {gone_in} no longer serves: on OpenShift "
+                                  f"{_rels(ga_gone)}{_range_note(vi)} an operator still creating it fails, and the console cannot list "
+                                  f"these resources. Update the operator and this entry to {e.use}.", severity="warning", ocp=ga_gone)
+                elif where == "alm-examples":
+                    yield finding("removed-api", file, node,
+                                  f"{what} uses an API that {gone_in} no longer serves: on OpenShift {_rels(ga_gone)}{_range_note(vi)} the "
+                                  f"console's 'create' form for it fails. Use {e.use} instead.", ocp=ga_gone)
+                else:
+                    yield finding("removed-api", file, node,
+                                  f"{what} is removed in {gone_in}, so the bundle cannot install on OpenShift "
+                                  f"{_rels(ga_gone)}{_range_note(vi)}. Use {e.use} instead.", ocp=ga_gone)
             elif up_gone:
                 yield finding("deprecated-api", file, node,
                               f"{what} will be removed in Kubernetes {vstr(e.removed)}, i.e. the upcoming OpenShift {_rels(up_gone)} that the "
