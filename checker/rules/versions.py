@@ -543,7 +543,7 @@ def _api_uses(bundle: Bundle):
 def _where(where: str, g, v, kind) -> str:
     gv = f"{g}/{v}" if g else v
     if where == "resources":
-        return f"the owned CRD's resources entry {kind} {v}"
+        return f"the owned CRD's resources entry"
     if where == "alm-examples":
         return f"the alm-examples object {gv} {kind}"
     return f"{gv} {kind}"
