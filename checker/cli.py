@@ -148,9 +148,16 @@ def cmd_check(args) -> int:
 
     paths = args.paths or ["."]
     target = parse_target(args.ocp)
-    changed = changed_since(args.changed_since, repo_root(paths)) if getattr(args, "changed_since", None) else None
+    changes = None  # --changed-since: the change list (pr-shape reads it), three-dot plus the work tree
+    if getattr(args, "changed_since", None):
+        from .changes import ChangeError, git_changes
+
+        try:
+            changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
+        except ChangeError as e:
+            raise Usage(f"--changed-since {args.changed_since}: {e}")
     try:
-        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changed=changed)
+        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changes=changes)
     except CheckError as e:
         raise Usage(str(e))
     out = render(args.format, res.report, res.findings, RULES)
