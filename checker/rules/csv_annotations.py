@@ -1,0 +1,779 @@
+"""ClusterServiceVersion annotations and labels the OLM and OpenShift documentation define:
+alm-examples, letter case of olm.* keys, olm.properties, infrastructure feature annotations
+(and the disconnected claim), multi-arch labels, suggested namespace, internal objects,
+initialization resource, valid subscription.
+
+Sources: OpenShift docs "Operator SDK > Defining cluster service versions" (Operator
+metadata annotations, multiple architectures, restricted networks), operator-framework/api
+validators (csv.go validateExamplesAnnotations, annotations.go), Red Hat's certification
+requirements. Facts live in checker/data/csv.yaml.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Optional
+
+import yaml
+
+from ..model import Bundle
+from ..nodes import Mapping, Scalar, Sequence
+from . import finding, rule
+from .csv_common import (
+    data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
+    owned_crds, pos_in, shown, text, the_csv,
+)
+
+ALM = "alm-examples"
+
+
+def _gv(api_version: str) -> tuple:
+    if "/" in api_version:
+        g, v = api_version.split("/", 1)
+        return g, v
+    return "", api_version
+
+
+@rule("alm-examples", "error", "alm-examples is not a JSON array of examples of the APIs the CSV owns", category="csv", mixed=True)
+def alm_examples(bundle: Bundle, ctx):
+    """
+    What: the CSV annotation `alm-examples` (or `olm.examples`) is a string holding a JSON
+    array of example objects, each with `apiVersion` and `kind` of an API the CSV owns
+    (an owned CRD or API service). Invalid JSON is reported at the position of the error
+    inside the JSON, on the file's real line. An owned API without an example is a warning
+    (CRDs listed in `operators.operatorframework.io/internal-objects` need none). An absent
+    or empty annotation means "no examples".
+
+    Why: the console pre-fills its "Create" forms from these examples; invalid JSON breaks the
+    operator's page and operator-sdk's validator (run by catalog CI) fails the bundle; an
+    example of an API the operator does not provide cannot be created.
+
+    Fix: correct the JSON at the position shown (a missing comma, a trailing comma, single
+    quotes); make each example's apiVersion/kind match an owned CRD.
+
+    Bad:
+        alm-examples: |-
+          [{"apiVersion": "example.com/v1", "kind": "Widget",}]
+    Good:
+        alm-examples: |-
+          [{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "example"}}]
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sf = csv.file
+    ann = csv.annotations()
+    key = ALM
+    node = ann.get(ALM) if ann is not None else None
+    if node is None and ann is not None and ann.get("olm.examples") is not None:
+        key, node = "olm.examples", ann.get("olm.examples")
+    AE = "alm-examples"
+    examples = []  # (group, version, kind, line, col)
+    if not is_blank(node):
+        if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+            yield finding(AE, sf, node, f"{key} must be a string holding a JSON array (annotations are strings), not {node.type_name()}; "
+                          f"the API server refuses the CSV. Write it as a block: '{key}: |-' followed by the JSON array.")
+            return
+        doc, err = load_json(sf, node)
+        if err is not None:
+            yield finding(AE, sf, None, f"{key} is not valid JSON: {err.message}. The console cannot show the examples and "
+                          "operator-sdk's validator (run by catalog CI) fails the bundle. Fix the JSON at this position.",
+                          line=err.line, column=err.column)
+            return
+        if isinstance(doc, dict):
+            yield finding(AE, sf, node, f"{key} holds a single JSON object; it must be a JSON array of examples. Wrap it in [ ].")
+            items = [(node.value.index("{"), doc)]
+        elif not isinstance(doc, list):
+            yield finding(AE, sf, node, f"{key} holds {json_type(doc)}; it must be a JSON array of example objects.")
+            return
+        else:
+            items = json_array_items(node.value)
+        for off, item in items:
+            ln, col = pos_in(sf, node, off)
+            if not isinstance(item, dict):
+                yield finding(AE, sf, None, f"an example in {key} is {json_type(item)}; each example must be a JSON object with apiVersion, kind and metadata.",
+                              line=ln, column=col)
+                continue
+            av, kind = item.get("apiVersion"), item.get("kind")
+            if not isinstance(av, str) or not av or not isinstance(kind, str) or not kind:
+                yield finding(AE, sf, None, f"an example in {key} has no apiVersion or kind; the console cannot tell which API it is for. "
+                              "Add \"apiVersion\": \"<group>/<version>\" and \"kind\".", line=ln, column=col)
+                continue
+            g, v = _gv(av)
+            examples.append((g, v, kind, ln, col))
+    provided = {}
+    for name, g, v, k, e in owned_crds(csv):
+        if k and v:
+            provided[(g, v, k)] = ("crd", name, e)
+    for g, v, k, e in owned_apiservices(csv):
+        if k and v:
+            provided[(g, v, k)] = ("apiservice", f"{k}.{g}", e)
+    if not provided and not examples:
+        return
+    have = set()
+    for g, v, k, ln, col in examples:
+        have.add((g, v, k))
+        if (g, v, k) not in provided:
+            av = f"{g}/{v}" if g else v
+            same_kind = [f"{pg}/{pv}" if pg else pv for (pg, pv, pk) in provided if pk == k]
+            hint = (f" The CSV owns {k} as {', '.join(sorted(same_kind))}: use that apiVersion." if same_kind
+                    else " Remove it, or own the API (spec.customresourcedefinitions.owned).")
+            yield finding(AE, sf, None, f"the example of {k} ({av}) is for an API this CSV does not own; the console offers it on "
+                          f"the operator's page but it belongs to no API the operator provides, and operator-sdk's validator fails it.{hint}",
+                          line=ln, column=col)
+    internal = _internal_names(ann)
+    for (g, v, k), (what, name, e) in provided.items():
+        if (g, v, k) in have or name in internal:
+            continue
+        at = e.get("kind") if isinstance(e, Mapping) and e.get("kind") is not None else e
+        yield finding(AE, sf, at, f"the owned API {k} ({g}/{v}) has no example in {ALM}; the console's Create form for it starts "
+                      "empty. Add an example object for it, or list the CRD in operators.operatorframework.io/internal-objects "
+                      "if users are not meant to create it.", severity="warning")
+
+
+def _internal_names(ann: Optional[Mapping]) -> set:
+    node = ann.get(INTERNAL) if ann is not None else None
+    if isinstance(node, Scalar) and isinstance(node.value, str):
+        try:
+            v = json.loads(node.value)
+        except ValueError:
+            return set()
+        if isinstance(v, list):
+            return {x for x in v if isinstance(x, str)}
+    return set()
+
+
+@rule("olm-annotation-case", "error", "An olm.* (or other OLM) annotation key has the wrong letter case", category="csv")
+def olm_annotation_case(bundle: Bundle, ctx):
+    """
+    What: annotation keys OLM and the console read are case-sensitive: `olm.skipRange`,
+    `olm.substitutesFor`, `olm.properties`, `olm.operatorGroup`, `olm.targetNamespaces`,
+    `alm-examples`, `operatorframework.io/suggested-namespace`, ... A key that matches one of
+    them except for letter case is an error.
+
+    Why: a differently-cased key is a different key: OLM silently ignores `olm.skiprange`,
+    so the skip range (and the upgrade path it meant to open) does not exist. operator-sdk's
+    validator (run by catalog CI) fails the bundle.
+
+    Fix: write the key with the exact case.
+
+    Bad:
+        olm.skiprange: '>=1.0.0 <1.2.0'
+    Good:
+        olm.skipRange: '>=1.0.0 <1.2.0'
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    if ann is None:
+        return
+    known = {k.lower(): k for k in data()["case_sensitive_annotations"]}
+    for k, _v in ann.items():
+        ks = text(k)
+        if ks is None:
+            continue
+        want = known.get(ks.lower())
+        if want is not None and ks != want:
+            yield finding("olm-annotation-case", csv.file, k,
+                          f"the annotation key '{ks}' should be '{want}': keys are case-sensitive, so OLM and the console ignore "
+                          f"'{ks}' and what it sets has no effect. Rename it to '{want}'.",
+                          fix=fix_key(csv.file, k, want, f"rename to {want}"))
+
+
+@rule("olm-properties-annotation", "warning", "olm.properties is set on the CSV: prefer metadata/properties.yaml", category="csv")
+def olm_properties_annotation(bundle: Bundle, ctx):
+    """
+    What: the CSV carries the `olm.properties` annotation.
+
+    Why: bundle properties (such as `olm.maxOpenShiftVersion`) belong in
+    `metadata/properties.yaml`, which opm reads when it builds the catalog; OLM itself writes
+    `olm.properties` onto installed CSVs from the catalog's properties, and operator-sdk's
+    validator warns that the annotation should move. It still works (OLM reads it), so this
+    is a warning.
+
+    Fix: move the properties to metadata/properties.yaml and remove the annotation.
+
+    Bad:
+        metadata:
+          annotations:
+            olm.properties: '[{"type": "olm.maxOpenShiftVersion", "value": "4.16"}]'
+    Good (metadata/properties.yaml):
+        properties:
+          - type: olm.maxOpenShiftVersion
+            value: "4.16"
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    if ann is None or "olm.properties" not in ann:
+        return
+    k = ann.key_node("olm.properties")
+    yield finding("olm-properties-annotation", csv.file, k,
+                  "the CSV sets olm.properties; declare bundle properties in metadata/properties.yaml instead (opm reads them "
+                  "from there into the catalog, and OLM writes this annotation itself on install). Move the entries to "
+                  "metadata/properties.yaml ('properties: [{type: ..., value: ...}]') and remove the annotation.")
+
+
+_TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true",
+           "false": "false", "no": "false", "n": "false", "off": "false", "0": "false"}
+
+
+@rule("feature-annotations", "error", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", an unknown key, or (certified) a required key missing",
+      category="csv")
+def feature_annotations(bundle: Bundle, ctx):
+    """
+    What: each `features.operators.openshift.io/<feature>` annotation is one of the known
+    features (disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws,
+    token-auth-azure, token-auth-gcp, cnf, cni, csi) with the string value `"true"` or
+    `"false"`. In the `certified` profile the first seven must all be present (Red Hat's
+    certification requires them; cnf, cni and csi are optional).
+
+    Why: the console and the Red Hat Ecosystem Catalog filter operators by these values. An
+    unquoted `true` is a YAML boolean, and Kubernetes annotations must be strings: the API
+    server refuses the CSV. A misspelt key is silently ignored, so the operator never shows
+    up under that filter. Certification fails without the required keys.
+
+    Fix: quote the value ("true"/"false") and use the documented key.
+
+    Bad:
+        features.operators.openshift.io/disconnected: true
+        features.operators.openshift.io/fips: "true"
+    Good:
+        features.operators.openshift.io/disconnected: "true"
+        features.operators.openshift.io/fips-compliant: "true"
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sf = csv.file
+    ann = csv.annotations()
+    fa = data()["feature_annotations"]
+    prefix = fa["prefix"]
+    names = list(fa["required_certified"]) + list(fa["optional"])
+    FA = "feature-annotations"
+    present = set()
+    for k, v in (ann.items() if ann is not None else ()):
+        ks = text(k)
+        if ks is None or not ks.lower().startswith(prefix.lower()):
+            continue
+        name = ks[len(prefix):]
+        if ks.startswith(prefix) and name in names:
+            present.add(name)
+        else:
+            g = {n.lower(): n for n in names}.get(name.lower())
+            if g is None:
+                close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+                g = close[0] if close else None
+            if g is None and name.lower() in ("fips",):
+                g = "fips-compliant"
+            hint = f" Did you mean '{prefix}{g}'?" if g else ""
+            yield finding(FA, sf, k, f"'{ks}' is not a known infrastructure feature annotation; the console and the catalog "
+                          f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
+                          fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+            continue
+        yield from _feature_value(sf, ks, v)
+    if ctx.profile == "certified":
+        miss = [n for n in fa["required_certified"] if n not in present]
+        if miss:
+            md = csv.metadata
+            at = ann if ann is not None else (md if md is not None else csv.root)
+            lines = ", ".join(f'{prefix}{n}: "true|false"' for n in miss)
+            yield finding(FA, sf, at, f"Red Hat certification requires every infrastructure feature annotation to be set, and "
+                          f"{len(miss)} {'is' if len(miss) == 1 else 'are'} missing: {', '.join(miss)}. Add under "
+                          f"metadata.annotations: {lines} (\"false\" where the operator does not support it).")
+
+
+def _feature_value(sf, key, v):
+    FA = "feature-annotations"
+    if isinstance(v, Scalar) and isinstance(v.value, str) and v.value in ("true", "false"):
+        return
+    if isinstance(v, Scalar) and isinstance(v.value, bool):
+        want = "true" if v.value else "false"
+        yield finding(FA, sf, v, f"{key} is the YAML boolean {v.raw}, but annotations are strings: the API server refuses the "
+                      f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"))
+        return
+    raw = v.value if isinstance(v, Scalar) else None
+    want = _TRUTHY.get(str(raw).strip().lower()) if raw is not None else None
+    yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console and the catalog only understand the strings \"true\" and "
+                  f"\"false\"." + (f" Write \"{want}\"." if want else ""),
+                  fix=fix_value(sf, v, dq(want), f"write \"{want}\"") if want and isinstance(v, Scalar) else None)
+
+
+MAX_IMAGE_FINDINGS = 10  # per bundle; the rest are summed up in one finding (measured: up to 100+ per CSV)
+_DIGEST = re.compile(r"@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$")
+
+
+def _claims_disconnected(ann) -> Optional[Scalar]:
+    if ann is None:
+        return None
+    fa = data()["feature_annotations"]
+    v = ann.get(fa["prefix"] + "disconnected")
+    if isinstance(v, Scalar) and (v.value is True or (isinstance(v.value, str) and v.value.strip().lower() == "true")):
+        return v
+    inf = ann.get(data()["infrastructure_features"]["key"])
+    if isinstance(inf, Scalar) and isinstance(inf.value, str):
+        try:
+            lst = json.loads(inf.value)
+        except ValueError:
+            return None
+        if isinstance(lst, list) and any(isinstance(x, str) and x.strip().lower() == "disconnected" for x in lst):
+            return inf
+    return None
+
+
+def _images(csv):
+    """(what, node) for each image reference: deployment containers, RELATED_IMAGE_* env
+    values, relatedImages."""
+    sp = csv.spec()
+    if sp is None:
+        return
+    inst = sp.get("install")
+    ispec = inst.get("spec") if isinstance(inst, Mapping) else None
+    deps = ispec.get("deployments") if isinstance(ispec, Mapping) else None
+    for d in deps if isinstance(deps, Sequence) else ():
+        if not isinstance(d, Mapping):
+            continue
+        dn = d.str("name") or "?"
+        ds = d.get("spec")
+        tpl = ds.get("template") if isinstance(ds, Mapping) else None
+        ps = tpl.get("spec") if isinstance(tpl, Mapping) else None
+        if not isinstance(ps, Mapping):
+            continue
+        for field in ("initContainers", "containers"):
+            cs = ps.get(field)
+            for c in cs if isinstance(cs, Sequence) else ():
+                if not isinstance(c, Mapping):
+                    continue
+                cn = c.str("name") or "?"
+                img = c.get("image")
+                if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
+                    yield f"the image of container '{cn}' in deployment '{dn}'", img
+                env = c.get("env")
+                for e in env if isinstance(env, Sequence) else ():
+                    if isinstance(e, Mapping):
+                        en = e.str("name") or ""
+                        ev = e.get("value")
+                        if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
+                            yield f"{en} of container '{cn}'", ev
+    ri = sp.get("relatedImages")
+    for r in ri if isinstance(ri, Sequence) else ():
+        if isinstance(r, Mapping):
+            img = r.get("image")
+            if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
+                yield f"relatedImages entry '{r.str('name') or '?'}'", img
+
+
+@rule("disconnected-requirements", "error", "Disconnected support is claimed, but relatedImages is empty or an image is referenced by tag",
+      category="csv")
+def disconnected_requirements(bundle: Bundle, ctx):
+    """
+    What: when the CSV claims disconnected support
+    (`features.operators.openshift.io/disconnected: "true"`, or `disconnected` in the
+    deprecated `operators.openshift.io/infrastructure-features`), `spec.relatedImages` lists
+    the images, and every image — in the deployments' containers, in `RELATED_IMAGE_*`
+    environment variables, in `relatedImages` — is pinned by digest (`@sha256:...`).
+
+    Why: mirroring tools (`oc-mirror`, `opm`) copy the images in relatedImages to the
+    disconnected registry, and clusters redirect pulls to the mirror only for references by
+    digest; an image referenced by tag is pulled from the internet, which a disconnected
+    cluster cannot reach, so the operator fails to start.
+
+    Fix: reference every image by digest and list them in relatedImages; or set the
+    annotation to "false".
+
+    Bad:
+        features.operators.openshift.io/disconnected: "true"
+        ...
+        image: quay.io/example/operator:v1.0.0
+    Good:
+        image: quay.io/example/operator@sha256:4b8e...f001
+        relatedImages:
+          - {name: operator, image: quay.io/example/operator@sha256:4b8e...f001}
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    claim = _claims_disconnected(csv.annotations())
+    if claim is None:
+        return
+    sf = csv.file
+    sp = csv.spec()
+    ri = sp.get("relatedImages") if sp is not None else None
+    if is_blank(ri) or not isinstance(ri, Sequence):
+        yield finding("disconnected-requirements", sf, claim,
+                      "the CSV claims disconnected support but spec.relatedImages is empty; mirroring tools copy only the images "
+                      "listed there, so a disconnected cluster cannot pull the operator's images. List every image (by digest) "
+                      "under spec.relatedImages, or set the annotation to \"false\".")
+    seen = set()
+    by_tag = []
+    for what, img in _images(csv):
+        ref = img.value.strip()
+        if _DIGEST.search(ref) or (img.line, img.col) in seen:
+            continue
+        seen.add((img.line, img.col))
+        by_tag.append((what, img, ref))
+    for what, img, ref in by_tag[:MAX_IMAGE_FINDINGS]:
+        yield finding("disconnected-requirements", sf, img,
+                      f"{what} is '{ref}', a reference by tag, but the CSV claims disconnected support (line {claim.line}); "
+                      "clusters redirect pulls to a mirror only for references by digest, so this image would be pulled from the "
+                      "internet. Pin it by digest (image@sha256:...).")
+    rest = by_tag[MAX_IMAGE_FINDINGS:]
+    if rest:
+        lines = ", ".join(str(img.line) for _w, img, _r in rest[:20]) + (", ..." if len(rest) > 20 else "")
+        yield finding("disconnected-requirements", sf, rest[0][1],
+                      f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support (lines "
+                      f"{lines}); pin every one by digest (image@sha256:...).")
+
+
+@rule("arch-os-labels", "error", "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults",
+      category="csv", mixed=True)
+def arch_os_labels(bundle: Bundle, ctx):
+    """
+    What: the CSV's multi-architecture labels `operatorframework.io/arch.<arch>: supported`
+    and `operatorframework.io/os.<os>: supported` use an architecture OpenShift runs (amd64,
+    arm64, ppc64le, s390x) or operating system (linux, zos), and the value `supported`
+    (`unsupported` is accepted too: it states non-support explicitly; any other value is an
+    error; a valid Go GOARCH/GOOS that OpenShift does not run, such as windows, is
+    a warning, and nothing in the `operatorhub` profile). A CSV that adds a non-default
+    architecture or OS must list the defaults (`arch.amd64`, `os.linux`) explicitly if it
+    supports them (warning). The labels belong in `metadata.labels`, not annotations
+    (warning).
+
+    Why: OLM treats a CSV without arch labels as amd64-only and without os labels as
+    linux-only; once any arch label is present, only the listed ones count, so adding
+    `arch.arm64` alone makes the operator disappear from amd64 clusters' OperatorHub. A label
+    with another value, or an unknown architecture, matches no filter.
+
+    Fix: list every supported architecture and OS with the value `supported`.
+
+    Bad:
+        labels:
+          operatorframework.io/arch.arm64: "true"
+    Good:
+        labels:
+          operatorframework.io/arch.amd64: supported
+          operatorframework.io/arch.arm64: supported
+          operatorframework.io/os.linux: supported
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sf = csv.file
+    ma = data()["multiarch"]
+    md = csv.metadata
+    labels = md.get("labels") if md is not None else None
+    AO = "arch-os-labels"
+    kinds = (("arch", ma["arch_prefix"], ma["arch"], ma["other_arch"], ma["default_arch"]),
+             ("os", ma["os_prefix"], ma["os"], ma["other_os"], ma["default_os"]))
+    if isinstance(labels, Mapping):
+        for what, prefix, known, other, default in kinds:
+            found = []
+            for k, v in labels.items():
+                ks = text(k)
+                if ks is None or not ks.startswith(prefix):
+                    continue
+                name = ks[len(prefix):]
+                found.append((name, k))
+                if name not in known:
+                    if name in other:
+                        if ctx.profile != "operatorhub":
+                            yield finding(AO, sf, k, f"'{name}' is a valid {what} but OpenShift does not run on it "
+                                          f"(OpenShift {what}es: {', '.join(known)}); the label only matters for upstream "
+                                          "OperatorHub. Remove it for OpenShift catalogs.", severity="warning")
+                    else:
+                        close = difflib.get_close_matches(name.lower(), known + other, n=1, cutoff=0.6)
+                        g = close[0] if close else None
+                        yield finding(AO, sf, k, f"'{ks}' names an unknown {what} '{name}'; no cluster or OperatorHub filter "
+                                      f"matches it. Known: {', '.join(known)}." + (f" Did you mean '{prefix}{g}'?" if g else ""),
+                                      fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+                if not (isinstance(v, Scalar) and v.value in (ma["value"], ma["value_not"])):
+                    yield finding(AO, sf, v, f"'{ks}' is '{shown(v)}'; OLM and the console only match the value 'supported' "
+                                  "(anything else means not supported). Write 'supported', or remove the label.",
+                                  fix=fix_value(sf, v, ma["value"], "write supported") if isinstance(v, Scalar) else None)
+            names = [n for n, _ in found]
+            if found and default not in names:
+                k = found[0][1]
+                yield finding(AO, sf, k, f"the CSV lists {what} labels ({', '.join(names)}) but not {prefix}{default}; without "
+                              f"any {what} label OLM assumes {default}, but once one is present only the listed ones count, so the "
+                              f"operator no longer shows on {default} clusters. Add '{prefix}{default}: supported' if it runs there.",
+                              severity="warning")
+    ann = csv.annotations()
+    for k, _v in (ann.items() if ann is not None else ()):
+        ks = text(k)
+        if ks and (ks.startswith(ma["arch_prefix"]) or ks.startswith(ma["os_prefix"])):
+            yield finding(AO, sf, k, f"'{ks}' is an annotation, but OLM and the console read architecture and OS support from "
+                          "metadata.labels; as an annotation it has no effect. Move it under metadata.labels.", severity="warning")
+
+
+SUGGESTED = "operatorframework.io/suggested-namespace"
+SUGGESTED_T = "operatorframework.io/suggested-namespace-template"
+
+
+@rule("suggested-namespace", "error", "suggested-namespace is not a valid namespace name, or the template is not a JSON Namespace",
+      category="csv", mixed=True)
+def suggested_namespace(bundle: Bundle, ctx):
+    """
+    What: `operatorframework.io/suggested-namespace` is a valid namespace name (a DNS-1123
+    label: lower-case letters, digits and '-', at most 63 characters), and
+    `operatorframework.io/suggested-namespace-template` is a JSON Namespace object
+    (`apiVersion: v1`, `kind: Namespace`, a valid `metadata.name`). Setting both is a
+    warning: the console uses the template and ignores the plain name.
+
+    Why: the console creates this namespace when a user installs the operator; an invalid
+    name or template makes that step fail in the install form.
+
+    Fix: write a valid name, or a complete Namespace in JSON.
+
+    Bad:
+        operatorframework.io/suggested-namespace: My_Operator
+    Good:
+        operatorframework.io/suggested-namespace: my-operator
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    if ann is None:
+        return
+    sf = csv.file
+    SN = "suggested-namespace"
+    ns = ann.get(SUGGESTED)
+    if ns is not None and not is_blank(ns):
+        s = text(ns)
+        p = dns_label_problem(s) if s is not None else f"is {ns.type_name()}"
+        if p:
+            yield finding(SN, sf, ns, f"the suggested namespace '{shown(ns)}' {p}; the console cannot create it when users install "
+                          "the operator. Write a namespace name such as 'my-operator'.")
+    elif ns is not None:
+        yield finding(SN, sf, ns, "operatorframework.io/suggested-namespace is empty; the console would suggest no namespace. Write a namespace name or remove the annotation.")
+    tpl = ann.get(SUGGESTED_T)
+    if tpl is None:
+        return
+    if not (isinstance(tpl, Scalar) and isinstance(tpl.value, str)) or is_blank(tpl):
+        yield finding(SN, sf, tpl, f"{SUGGESTED_T} must be a string holding a JSON Namespace object, not {tpl.type_name()}.")
+        return
+    doc, err = load_json(sf, tpl)
+    if err is not None:
+        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.message}; the console cannot create the namespace. "
+                      "Fix the JSON at this position.", line=err.line, column=err.column)
+        return
+    problems = []
+    if not isinstance(doc, dict):
+        problems.append(f"it is {json_type(doc)}, not a Namespace object")
+    else:
+        if doc.get("apiVersion") != "v1":
+            problems.append("apiVersion must be \"v1\"")
+        if doc.get("kind") != "Namespace":
+            problems.append("kind must be \"Namespace\"")
+        m = doc.get("metadata")
+        name = m.get("name") if isinstance(m, dict) else None
+        if not isinstance(name, str) or not name:
+            problems.append("metadata.name is missing")
+        else:
+            p = dns_label_problem(name)
+            if p:
+                problems.append(f"metadata.name '{name}' {p}")
+    if problems:
+        yield finding(SN, sf, tpl, f"{SUGGESTED_T} is not a valid Namespace: {'; '.join(problems)}. The console creates this object "
+                      "when users install the operator. Write e.g. {\"apiVersion\": \"v1\", \"kind\": \"Namespace\", "
+                      "\"metadata\": {\"name\": \"my-operator\"}}.")
+    elif ns is not None:
+        yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set; the console uses the "
+                      "template and ignores the plain name. Keep only the template (or make sure both name the same namespace "
+                      "and accept the duplication).", severity="warning")
+
+
+INTERNAL = "operators.operatorframework.io/internal-objects"
+
+
+def _json_string_array(sf, node, key, rule_id):
+    """(items [(offset, value)], findings) for an annotation that must be a JSON array of strings."""
+    out = []
+    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        out.append(finding(rule_id, sf, node, f"{key} must be a string holding a JSON array of strings (annotations are "
+                           f"strings), not {node.type_name()}; the API server refuses the CSV. Write it as '[\"a\", \"b\"]' in quotes."))
+        return None, out
+    doc, err = load_json(sf, node)
+    if err is not None:
+        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.message}. Write a JSON array of strings such as "
+                           "'[\"a\", \"b\"]'.", line=err.line, column=err.column))
+        return None, out
+    if not isinstance(doc, list):
+        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}; it must be a JSON array of strings such as '[\"a\", \"b\"]'."))
+        return None, out
+    items = json_array_items(node.value)
+    for off, v in items:
+        if not isinstance(v, str):
+            ln, col = pos_in(sf, node, off)
+            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}; every entry must be a string.",
+                               line=ln, column=col))
+    return [(o, v) for o, v in items if isinstance(v, str)], out
+
+
+@rule("internal-objects", "error", "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own",
+      category="csv", mixed=True)
+def internal_objects(bundle: Bundle, ctx):
+    """
+    What: `operators.operatorframework.io/internal-objects` is a string holding a JSON array
+    of CRD names (`<plural>.<group>`) the CSV owns. Naming a CRD the CSV does not own is a
+    warning.
+
+    Why: the console hides these CRDs from users (no "Create" tile). A YAML list instead of
+    a JSON string makes the API server refuse the CSV; a name that matches no owned CRD hides
+    nothing (often a kind written where the CRD name belongs).
+
+    Fix: write a JSON array of owned CRD names.
+
+    Bad:
+        operators.operatorframework.io/internal-objects: WidgetState
+    Good:
+        operators.operatorframework.io/internal-objects: '["widgetstates.example.com"]'
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    node = ann.get(INTERNAL) if ann is not None else None
+    if node is None or is_blank(node):
+        return
+    sf = csv.file
+    items, problems = _json_string_array(sf, node, INTERNAL, "internal-objects")
+    yield from problems
+    if items is None:
+        return
+    owned = {name: kind for name, _g, _v, kind, _e in owned_crds(csv)}
+    by_kind = {kind: name for name, kind in owned.items()}
+    for off, name in items:
+        if name in owned:
+            continue
+        ln, col = pos_in(sf, node, off)
+        hint = f" The owned CRD of kind {name} is '{by_kind[name]}': write that." if name in by_kind else ""
+        yield finding("internal-objects", sf, None, f"'{name}' in {INTERNAL} is not a CRD this CSV owns, so the console hides "
+                      f"nothing for it. Use the owned CRD's name (<plural>.<group>).{hint}",
+                      severity="warning", line=ln, column=col)
+
+
+INIT = "operatorframework.io/initialization-resource"
+
+
+@rule("initialization-resource", "error", "initialization-resource is not valid JSON/YAML, or its kind is not an owned CRD",
+      category="csv")
+def initialization_resource(bundle: Bundle, ctx):
+    """
+    What: `operatorframework.io/initialization-resource` holds one object (JSON, or YAML)
+    with `apiVersion` and `kind` of a CRD the CSV owns.
+
+    Why: after install the console offers to create this resource (the operator needs it to
+    start working); it cannot parse invalid text, and a kind the operator does not own has no
+    CRD to create it with.
+
+    Fix: write the object as JSON with the apiVersion/kind of an owned CRD.
+
+    Bad:
+        operatorframework.io/initialization-resource: '{"kind": "Widget"'
+    Good:
+        operatorframework.io/initialization-resource: '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "default"}}'
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    node = ann.get(INIT) if ann is not None else None
+    if node is None:
+        return
+    sf = csv.file
+    IR = "initialization-resource"
+    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        yield finding(IR, sf, node, f"{INIT} must be a string holding the object (JSON), not {node.type_name()}; the API server refuses the CSV.")
+        return
+    if is_blank(node):
+        yield finding(IR, sf, node, f"{INIT} is empty; the console has no resource to offer. Write the object as JSON, or remove the annotation.")
+        return
+    doc, err = load_json(sf, node)
+    if err is not None:
+        try:
+            doc = yaml.safe_load(node.value)
+        except yaml.YAMLError:
+            doc = None
+        if not isinstance(doc, dict):
+            yield finding(IR, sf, None, f"{INIT} is neither valid JSON nor a YAML object: {err.message}. The console cannot "
+                          "create the resource. Fix the JSON at this position.", line=err.line, column=err.column)
+            return
+    if not isinstance(doc, dict):
+        yield finding(IR, sf, node, f"{INIT} holds {json_type(doc)}; it must be one object with apiVersion, kind and metadata.")
+        return
+    av, kind = doc.get("apiVersion"), doc.get("kind")
+    if not isinstance(av, str) or not isinstance(kind, str) or not av or not kind:
+        yield finding(IR, sf, node, f"the {INIT} object has no apiVersion or kind; the console cannot tell what to create. Add them.")
+        return
+    g, v = _gv(av)
+    owned = [(og, ov, ok) for _n, og, ov, ok, _e in owned_crds(csv)]
+    if (g, v, kind) in owned:
+        return
+    same = [f"{og}/{ov}" for og, ov, ok in owned if ok == kind]
+    hint = f" The CSV owns {kind} as {', '.join(same)}: use that apiVersion." if same else ""
+    yield finding(IR, sf, node, f"the {INIT} is a {kind} ({av}), which is not a CRD this CSV owns; the console cannot create it "
+                  f"for the operator.{hint or ' Use the apiVersion and kind of an owned CRD.'}")
+
+
+VALID_SUB = "operators.openshift.io/valid-subscription"
+
+
+@rule("valid-subscription", "error", "valid-subscription is not a non-empty JSON array of unique strings", category="csv")
+def valid_subscription(bundle: Bundle, ctx):
+    """
+    What: `operators.openshift.io/valid-subscription` is a string holding a JSON array of
+    unique, non-empty strings naming the subscriptions that entitle use of the operator,
+    e.g. '["OpenShift Container Platform", "OpenShift Platform Plus"]'.
+
+    Why: the console shows these on the operator's page and Red Hat's release policy
+    requires a non-empty list of unique items; a YAML list instead of a JSON string makes
+    the API server refuse the CSV.
+
+    Fix: write a JSON array of strings in quotes.
+
+    Bad:
+        operators.openshift.io/valid-subscription: OpenShift Container Platform
+    Good:
+        operators.openshift.io/valid-subscription: '["OpenShift Container Platform"]'
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    node = ann.get(VALID_SUB) if ann is not None else None
+    if node is None:
+        return
+    sf = csv.file
+    VS = "valid-subscription"
+    if is_blank(node) and isinstance(node, Scalar):
+        yield finding(VS, sf, node, f"{VALID_SUB} is empty; it must list the subscriptions that entitle use, e.g. '[\"OpenShift Container Platform\"]'.")
+        return
+    items, problems = _json_string_array(sf, node, VALID_SUB, VS)
+    if problems and items is None and isinstance(node, Scalar) and isinstance(node.value, str) and not node.value.strip().startswith("["):
+        # a bare name: offer the JSON form
+        want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
+        p = problems[0]
+        p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console cannot read it. Write {want}.")
+        p.line, p.column = node.line, node.col
+        p.fix = fix_value(sf, node, want, "write a JSON array")
+        yield p
+        return
+    yield from problems
+    if items is None:
+        return
+    if not items and not problems:
+        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list; Red Hat's release policy requires at least one subscription, e.g. '[\"OpenShift Container Platform\"]'.")
+        return
+    seen = set()
+    for off, s in items:
+        ln, col = pos_in(sf, node, off)
+        if not s.strip():
+            yield finding(VS, sf, None, f"{VALID_SUB} has an empty entry; name a subscription or remove it.", line=ln, column=col)
+        elif s in seen:
+            yield finding(VS, sf, None, f"'{s}' is listed twice in {VALID_SUB}; the items must be unique. Remove the repetition.",
+                          line=ln, column=col)
+        seen.add(s)

@@ -1,0 +1,442 @@
+"""Shared helpers of the ClusterServiceVersion content rules (csv_metadata, csv_annotations).
+
+No rules here: reading the data table, finding the CSV, typed lookups on positioned nodes,
+positions inside string values (so an error inside JSON held in a YAML string points at
+the real line), and one-line fixes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from functools import lru_cache
+from typing import Any, Optional
+
+import yaml
+
+from ..finding import Fix
+from ..model import REGISTRY_V1, Bundle, Manifest, SourceFile
+from ..nodes import Mapping, Node, Scalar, Sequence
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "csv.yaml")
+
+
+@lru_cache(maxsize=1)
+def data() -> dict:
+    with open(DATA, encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def the_csv(bundle: Bundle) -> Optional[Manifest]:
+    """The bundle's one CSV when it is a registry+v1 bundle whose CSV is a mapping
+    (csv-missing and manifest-invalid report the other cases)."""
+    if bundle.mediatype not in (REGISTRY_V1, None):
+        return None
+    c = bundle.csv
+    if c is None or not isinstance(c.root, Mapping):
+        return None
+    return c
+
+
+def mapping(node: Any) -> Optional[Mapping]:
+    return node if isinstance(node, Mapping) else None
+
+
+def seq(node: Any) -> Optional[Sequence]:
+    return node if isinstance(node, Sequence) else None
+
+
+def text(node: Any) -> Optional[str]:
+    """The string value of a scalar node (None for other types and non-strings)."""
+    if isinstance(node, Scalar) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def is_blank(node: Any) -> bool:
+    """Absent, null, an empty string, an empty list or mapping: "not there"."""
+    if node is None:
+        return True
+    if isinstance(node, Scalar):
+        return node.value is None or (isinstance(node.value, str) and not node.value.strip())
+    if isinstance(node, (Mapping, Sequence)):
+        return len(node) == 0
+    return False
+
+
+def shown(node: Any, limit: int = 60) -> str:
+    """A short rendering of a value for messages (no Python reprs)."""
+    if isinstance(node, Scalar):
+        s = node.raw if node.raw is not None else str(node.value)
+        s = s.replace("\n", " ")
+        return s if len(s) <= limit else s[: limit - 1] + "…"
+    return node.type_name() if isinstance(node, Node) else str(node)
+
+
+def annotations(csv: Manifest) -> Optional[Mapping]:
+    return csv.annotations()
+
+
+def spec(csv: Manifest) -> Optional[Mapping]:
+    return csv.spec()
+
+
+# ---------------------------------------------------------------------------------------
+# positions inside a scalar's text
+
+
+def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+    """(line, column) in the file of each character of a string scalar's value, or None
+    when the text cannot be mapped exactly (the result is checked against the value)."""
+    if not isinstance(node, Scalar) or not isinstance(node.value, str) or sf.text is None:
+        return None
+    try:
+        if node.style in ("|", ">"):
+            return _block_positions(sf, node)
+        return _flow_positions(sf, node)
+    except IndexError:
+        return None
+
+
+def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+    value = node.value
+    ln = node.line + 1
+    total = len(sf._lines())
+    indent = None
+    rows = []  # (line number, content text) of the scalar's lines
+    while ln <= total:
+        t = sf.line_text(ln)
+        if t.strip() == "":
+            rows.append((ln, None))
+            ln += 1
+            continue
+        ind = len(t) - len(t.lstrip(" "))
+        if indent is None:
+            head = sf.line_text(node.line)
+            if ind <= len(head) - len(head.lstrip(" ")):
+                break  # the next key: the scalar is empty
+            indent = ind
+        if ind < indent:
+            break
+        rows.append((ln, t))
+        ln += 1
+    if indent is None:
+        return [] if node.value == "" else None
+    out_chars = []
+    pos = []
+    if node.style == "|":
+        for ln, t in rows:
+            if t is not None:
+                body = t[indent:]
+                for j, ch in enumerate(body):
+                    out_chars.append(ch)
+                    pos.append((ln, indent + 1 + j))
+                out_chars.append("\n")
+                pos.append((ln, len(t) + 1))
+            else:
+                out_chars.append("\n")
+                pos.append((ln, 1))
+    else:  # folded, without more-indented lines
+        prev_text = False
+        pending_breaks = 0
+        for ln, t in rows:
+            if t is None:
+                pending_breaks += 1
+                continue
+            body = t[indent:]
+            if body[:1] in (" ", "\t"):
+                return None
+            if prev_text:
+                if pending_breaks:
+                    for _ in range(pending_breaks):
+                        out_chars.append("\n")
+                        pos.append((ln, 1))
+                else:
+                    out_chars.append(" ")
+                    pos.append((ln, indent))
+            pending_breaks = 0
+            for j, ch in enumerate(body):
+                out_chars.append(ch)
+                pos.append((ln, indent + 1 + j))
+            prev_text = True
+        out_chars.append("\n")
+        pos.append((rows[-1][0] if rows else node.line, 1))
+    s = "".join(out_chars)
+    n = len(value)
+    if s[:n] != value:
+        if s.rstrip("\n") == value.rstrip("\n"):
+            n = min(n, len(s))
+        else:
+            return None
+    return pos[:n]
+
+
+_ESC_LEN = {"x": 2, "u": 4, "U": 8}
+_ESC = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+        "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+
+
+def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+    value = node.value
+    style = node.style
+    ln, c = node.line, node.col - 1  # c: 0-based index into the line
+    line = sf.line_text(ln)
+    if style in ("'", '"'):
+        if line[c:c + 1] != style:
+            return None
+        c += 1
+    out = []
+    pos = []
+    n = len(value)
+    while True:
+        if style is None and len(out) >= n:
+            break
+        if c >= len(line):
+            # a line break inside the scalar: trailing blanks dropped, then a space or
+            # one newline per empty line
+            while out and out[-1] in (" ", "\t") and pos[-1][0] == ln:
+                out.pop()
+                pos.pop()
+            eol = (ln, len(line) + 1)
+            ln += 1
+            if ln > len(sf._lines()):
+                return None
+            line = sf.line_text(ln)
+            empties = 0
+            while line.strip() == "":
+                empties += 1
+                ln += 1
+                if ln > len(sf._lines()):
+                    return None
+                line = sf.line_text(ln)
+            if empties:
+                for _ in range(empties):
+                    out.append("\n")
+                    pos.append(eol)
+            else:
+                out.append(" ")
+                pos.append(eol)
+            c = len(line) - len(line.lstrip(" \t"))
+            continue
+        ch = line[c]
+        if style == "'":
+            if ch == "'":
+                if line[c + 1:c + 2] == "'":
+                    out.append("'")
+                    pos.append((ln, c + 1))
+                    c += 2
+                    continue
+                break
+        elif style == '"':
+            if ch == '"':
+                break
+            if ch == "\\":
+                nxt = line[c + 1:c + 2]
+                if nxt == "":  # escaped line break: no space, next line's indentation dropped
+                    ln += 1
+                    line = sf.line_text(ln)
+                    c = len(line) - len(line.lstrip(" \t"))
+                    continue
+                if nxt in _ESC_LEN:
+                    k = _ESC_LEN[nxt]
+                    try:
+                        out.append(chr(int(line[c + 2:c + 2 + k], 16)))
+                    except ValueError:
+                        return None
+                    pos.append((ln, c + 1))
+                    c += 2 + k
+                    continue
+                if nxt in _ESC:
+                    out.append(_ESC[nxt])
+                    pos.append((ln, c + 1))
+                    c += 2
+                    continue
+                return None
+        out.append(ch)
+        pos.append((ln, c + 1))
+        c += 1
+    s = "".join(out)
+    if style is None:
+        s = s[:n]
+        pos = pos[:n]
+    if s != value:
+        return None
+    return pos
+
+
+def pos_in(sf: SourceFile, node: Scalar, index: int) -> tuple:
+    """(line, column) of character ``index`` of a string scalar (the scalar's own position
+    when it cannot be mapped)."""
+    p = scalar_positions(sf, node)
+    if not p:
+        return node.line, node.col
+    if index < len(p):
+        return p[index]
+    ln, col = p[-1]
+    return ln, col + 1
+
+
+# ---------------------------------------------------------------------------------------
+# JSON held in a string annotation
+
+
+class JsonProblem:
+    def __init__(self, message: str, line: int, column: int):
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def load_json(sf: SourceFile, node: Scalar) -> tuple:
+    """(data, None) or (None, JsonProblem) for the JSON text of a string scalar; the
+    problem's position is inside the JSON, mapped to the file."""
+    s = node.value
+    try:
+        return json.loads(s), None
+    except json.JSONDecodeError as e:
+        ln, col = pos_in(sf, node, e.pos)
+        return None, JsonProblem(f"{e.msg} (line {e.lineno}, column {e.colno} of the JSON text)", ln, col)
+    except (ValueError, RecursionError) as e:  # pragma: no cover - odd numbers, deep nesting
+        return None, JsonProblem(str(e), node.line, node.col)
+
+
+def json_array_items(s: str) -> list:
+    """(offset, value) of each top-level element of a JSON array text already known to be
+    valid."""
+    dec = json.JSONDecoder()
+    ws = re.compile(r"[ \t\n\r]*")
+    i = ws.match(s, 0).end()
+    if s[i:i + 1] != "[":
+        return []
+    i = ws.match(s, i + 1).end()
+    out = []
+    if s[i:i + 1] == "]":
+        return out
+    while i < len(s):
+        v, end = dec.raw_decode(s, i)
+        out.append((i, v))
+        i = ws.match(s, end).end()
+        if s[i:i + 1] == ",":
+            i = ws.match(s, i + 1).end()
+            continue
+        break
+    return out
+
+
+def json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    return "an object"
+
+
+# ---------------------------------------------------------------------------------------
+# one-line fixes
+
+
+def value_span(sf: SourceFile, node: Scalar) -> Optional[tuple]:
+    """(start, end) 0-based columns of a single-line scalar's source text on its line,
+    quotes included; None when the scalar spans lines or cannot be located."""
+    if not isinstance(node, Scalar) or node.style not in (None, "'", '"'):
+        return None
+    line = sf.line_text(node.line)
+    start = node.col - 1
+    if isinstance(node.value, str):
+        p = scalar_positions(sf, node)
+        if p is None or any(ln != node.line for ln, _ in p):
+            return None
+        if node.style is None:
+            end = p[-1][1] if p else start
+        else:
+            end = (p[-1][1] + 1) if p else start + 2
+            if line[end - 1:end] != node.style:
+                return None
+        return start, end
+    raw = node.raw or ""
+    if line[start:start + len(raw)] != raw or not raw:
+        return None
+    return start, start + len(raw)
+
+
+def fix_value(sf: SourceFile, node: Scalar, new_source: str, description: str) -> Optional[Fix]:
+    """Replace a single-line scalar's source text (``new_source`` as it should be written,
+    quotes included) on its line."""
+    span = value_span(sf, node)
+    if span is None:
+        return None
+    line = sf.line_text(node.line)
+    return Fix(node.line, line[:span[0]] + new_source + line[span[1]:], description)
+
+
+def fix_key(sf: SourceFile, key: Scalar, new_key: str, description: str) -> Optional[Fix]:
+    if not isinstance(key, Scalar) or not isinstance(key.value, str):
+        return None
+    span = value_span(sf, key)
+    if span is None:
+        return None
+    line = sf.line_text(key.line)
+    q = key.style or ""
+    return Fix(key.line, line[:span[0]] + q + new_key + q + line[span[1]:], description)
+
+
+def dq(s: str) -> str:
+    """``s`` as a YAML double-quoted scalar."""
+    return json.dumps(s, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------------------
+# what the CSV owns
+
+
+def owned_crds(csv: Manifest) -> list:
+    """(name, group, version, kind, entry node) of spec.customresourcedefinitions.owned."""
+    out = []
+    sp = csv.spec()
+    crds = mapping(sp.get("customresourcedefinitions")) if sp is not None else None
+    owned = seq(crds.get("owned")) if crds is not None else None
+    for e in owned or ():
+        if not isinstance(e, Mapping):
+            continue
+        name = e.str("name") or ""
+        group = name.split(".", 1)[1] if "." in name else ""
+        out.append((name, group, e.str("version") or "", e.str("kind") or "", e))
+    return out
+
+
+def owned_apiservices(csv: Manifest) -> list:
+    """(group, version, kind, entry node) of spec.apiservicedefinitions.owned."""
+    out = []
+    sp = csv.spec()
+    api = mapping(sp.get("apiservicedefinitions")) if sp is not None else None
+    owned = seq(api.get("owned")) if api is not None else None
+    for e in owned or ():
+        if isinstance(e, Mapping):
+            out.append((e.str("group") or "", e.str("version") or "", e.str("kind") or "", e))
+    return out
+
+
+DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+SEMVER = re.compile(
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?")
+
+
+def is_semver(s: str) -> bool:
+    return bool(SEMVER.fullmatch(s))
+
+
+def dns_label_problem(s: str) -> Optional[str]:
+    if len(s) > 63:
+        return f"is {len(s)} characters long; at most 63 are allowed"
+    if not DNS1123_LABEL.fullmatch(s):
+        return "must consist of lower-case letters, digits and '-', and start and end with a letter or digit"
+    return None

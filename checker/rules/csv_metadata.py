@@ -1,0 +1,829 @@
+"""ClusterServiceVersion content: names, version, required fields and their format,
+capabilities, categories, install modes.
+
+Sources: the OpenShift documentation's CSV fields table (required / optional fields),
+operator-framework/api's validators (csv.go, operatorhub.go, good_practices.go), and the
+community catalog pipeline's `check_required_fields` (operator-pipelines). Facts live in
+checker/data/csv.yaml.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import difflib
+import re
+import string
+from typing import Optional
+from urllib.parse import urlsplit
+
+from ..model import Bundle
+from ..nodes import Mapping, Scalar, Sequence
+from . import finding, rule
+from .csv_common import (
+    DNS1123_SUBDOMAIN, data, dq, fix_value, is_blank, is_semver, mapping, seq, shown, text, the_csv,
+)
+
+# ---------------------------------------------------------------------------------------
+# names and version
+
+
+def _name_problem(s: str) -> Optional[str]:
+    if len(s) > 63:
+        return (f"is {len(s)} characters long; OLM also uses the CSV name as a label value "
+                "(olm.owner), which allows at most 63")
+    if not DNS1123_SUBDOMAIN.fullmatch(s):
+        return ("is not a valid Kubernetes object name (DNS-1123: lower-case letters, digits, '-' "
+                "and '.', starting and ending with a letter or digit)")
+    return None
+
+
+@rule("csv-name", "error", "metadata.name or spec.replaces is not a valid CSV name (DNS-1123, at most 63 characters)",
+      category="csv")
+def csv_name(bundle: Bundle, ctx):
+    """
+    What: the CSV's `metadata.name` and `spec.replaces` must be DNS-1123 subdomain names
+    (lower-case letters, digits, `-` and `.`, starting and ending with a letter or digit) of
+    at most 63 characters.
+
+    Why: the API server refuses objects with invalid names, and OLM writes the CSV name into
+    the `olm.owner` label of everything it creates, and label values are limited to 63
+    characters; operator-sdk's validator (run by catalog CI) fails such a bundle. A `replaces`
+    that is not a valid name can never match a CSV, so the upgrade edge is lost.
+
+    Fix: use `<package>.v<version>`, e.g. `my-operator.v1.2.3`, in lower case.
+
+    Bad:
+        metadata:
+          name: My_Operator.v1.0.0
+    Good:
+        metadata:
+          name: my-operator.v1.0.0
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sf = csv.file
+    md = csv.metadata
+    n = md.get("name") if md is not None else None
+    if isinstance(n, Scalar) and isinstance(n.value, str) and n.value:
+        p = _name_problem(n.value)
+        if p:
+            yield finding("csv-name", sf, n, f"the CSV name '{n.value}' {p}. The API server and catalog CI refuse it. "
+                          "Use '<package>.v<version>' in lower case, e.g. 'my-operator.v1.2.3'.")
+    sp = csv.spec()
+    r = sp.get("replaces") if sp is not None else None
+    if isinstance(r, Scalar) and r.value is not None and not (isinstance(r.value, str) and not r.value.strip()):
+        if not isinstance(r.value, str):
+            yield finding("csv-name", sf, r, f"spec.replaces must be the name of the CSV this one replaces (a string), not {r.type_name()}.")
+        else:
+            p = _name_problem(r.value)
+            if p:
+                yield finding("csv-name", sf, r, f"spec.replaces '{r.value}' {p}, so it can never match a CSV and the upgrade "
+                              "edge is lost. Write the exact metadata.name of the previous bundle's CSV.")
+
+
+_CONVENTION = re.compile(r"(?P<op>.+?)\.v(?P<ver>\d.*)")
+
+
+@rule("csv-name-convention", "warning", "The CSV name is not <package>.v<semver>", category="csv")
+def csv_name_convention(bundle: Bundle, ctx):
+    """
+    What: the CSV's `metadata.name` follows `<package>.v<semver>`, and its version part is
+    the CSV's `spec.version` (e.g. `my-operator.v1.2.3` with `version: 1.2.3`).
+
+    Why: catalog tooling, `replaces` chains and people reading an upgrade graph rely on the
+    convention (operator-sdk's good-practices validator warns about it); a name whose version
+    differs from `spec.version` makes the graph misleading. Nothing refuses it, hence a
+    warning. Whether the prefix is the package name is checked by `operator-name`.
+
+    Fix: rename the CSV to `<package>.v<spec.version>` (and update the next bundle's
+    `replaces`).
+
+    Bad:
+        metadata:
+          name: my-operator-1.2.3
+        spec:
+          version: 1.2.3
+    Good:
+        metadata:
+          name: my-operator.v1.2.3
+        spec:
+          version: 1.2.3
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    md = csv.metadata
+    n = md.get("name") if md is not None else None
+    name = text(n)
+    if not name or _name_problem(name):
+        return
+    sp = csv.spec()
+    version = text(sp.get("version")) if sp is not None else None
+    version = version if version and is_semver(version) else None
+    pkg = bundle.package
+    m = _CONVENTION.fullmatch(name)
+    if m is None or not is_semver(m.group("ver")):
+        prefix = pkg or (m.group("op") if m else re.sub(r"[.-]?v?\d+(\.\d+)*([-+].*)?$", "", name) or name)
+        want = f"{prefix}.v{version}" if version else f"{prefix}.v<semver>"
+        yield finding("csv-name-convention", csv.file, n,
+                      f"the CSV name '{name}' does not follow the convention '<package>.v<semver>'; catalog tooling and "
+                      f"readers of the upgrade graph expect it. Name it '{want}'.")
+        return
+    if version and m.group("ver") != version:
+        yield finding("csv-name-convention", csv.file, n,
+                      f"the CSV name '{name}' says version {m.group('ver')} but spec.version is {version}; the upgrade graph "
+                      f"then shows a version the bundle is not. Name it '{m.group('op')}.v{version}', or fix spec.version.")
+
+
+@rule("csv-version", "error", "spec.version is not a semantic version", category="csv")
+def csv_version(bundle: Bundle, ctx):
+    """
+    What: `spec.version` must be a semantic version string (`MAJOR.MINOR.PATCH`, optionally
+    `-prerelease` and `+build`), without a leading `v`. (A CSV without `spec.version` is
+    reported by `csv-required-fields`.)
+
+    Why: OLM parses it as semver to order bundles (semver-mode channels, skipRange); the API
+    server refuses a CSV whose version does not parse, and an unquoted `1.0` is read by YAML
+    as a number.
+
+    Fix: write the version as `1.2.3` (quoted if in doubt).
+
+    Bad:
+        spec:
+          version: v1.2
+    Good:
+        spec:
+          version: 1.2.0
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sp = csv.spec()
+    v = sp.get("version") if sp is not None else None
+    if v is None or is_blank(v):
+        return
+    sf = csv.file
+    if not isinstance(v, Scalar):
+        yield finding("csv-version", sf, v, f"spec.version must be a semantic version string such as \"1.2.3\", not {v.type_name()}.")
+        return
+    if not isinstance(v.value, str):
+        yield finding("csv-version", sf, v,
+                      f"spec.version is {v.type_name()} ({v.raw}) here: YAML reads an unquoted {v.raw} as a number, and OLM "
+                      f"needs a semantic version string. Write a full version such as \"{_semverish(v.raw)}\".",
+                      fix=fix_value(sf, v, dq(_semverish(v.raw)), "write spec.version as a semver string"))
+        return
+    s = v.value
+    if is_semver(s):
+        return
+    fix = None
+    hint = ""
+    if s[:1] in ("v", "V") and is_semver(s[1:]):
+        hint = f" Drop the leading 'v': {s[1:]}."
+        fix = fix_value(sf, v, s[1:] if v.style is None else dq(s[1:]), "drop the leading v")
+    elif s.strip() != s and is_semver(s.strip()):
+        hint = f" Remove the surrounding spaces: {s.strip()}."
+        fix = fix_value(sf, v, s.strip(), "remove the spaces")
+    else:
+        hint = f" For example: {_semverish(s)}."
+    yield finding("csv-version", sf, v,
+                  f"spec.version '{s}' is not a semantic version (MAJOR.MINOR.PATCH[-prerelease][+build], numbers without "
+                  f"leading zeros); OLM cannot order this bundle and the API server refuses the CSV.{hint}", fix=fix)
+
+
+def _semverish(s: str) -> str:
+    parts = re.findall(r"\d+", s or "")[:3]
+    parts = [str(int(p)) for p in parts] + ["0"] * (3 - len(parts[:3]))
+    return ".".join(parts[:3])
+
+
+@rule("csv-version-directory", "error", "In a catalog repository, the version directory differs from spec.version", category="csv")
+def csv_version_directory(bundle: Bundle, ctx):
+    """
+    What: in a catalog repository (`operators/<name>/<version>/`), the version directory's
+    name equals the CSV's `spec.version`.
+
+    Why: catalog CI (`check_operator_version_directory_name`) fails the pull request
+    otherwise, and people and tools find bundles by that directory.
+
+    Fix: rename the directory to the version, or correct `spec.version`.
+
+    Bad:  operators/my-operator/v1.2.3/ with `version: 1.2.3`
+    Good: operators/my-operator/1.2.3/ with `version: 1.2.3`
+    """
+    if bundle.version_dir is None:
+        return
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sp = csv.spec()
+    v = sp.get("version") if sp is not None else None
+    s = text(v)
+    if s is None:
+        if isinstance(v, Scalar) and v.value is not None and not isinstance(v.value, str):
+            s = v.raw
+        else:
+            return
+    if s != bundle.version_dir:
+        yield finding("csv-version-directory", csv.file, v,
+                      f"the bundle sits in the directory '{bundle.version_dir}' but its spec.version is '{s}'; catalog CI "
+                      f"requires operators/{bundle.operator}/<spec.version>/. Rename the directory to '{s}', or correct "
+                      "spec.version.")
+
+
+# ---------------------------------------------------------------------------------------
+# required fields and their format
+
+
+def _profile_set(ctx, names) -> bool:
+    return ctx.profile in names
+
+
+@rule("csv-required-fields", "error", "A field the CSV documentation requires is missing (error when OLM, the console or catalog CI needs it)",
+      category="csv", mixed=True)
+def csv_required_fields(bundle: Bundle, ctx):
+    """
+    What: fields the CSV documentation requires, by consequence.
+    Errors (OLM, the console or catalog CI cannot do without them): `metadata.name`,
+    `spec.version`, `spec.displayName`, `spec.description`, `spec.provider.name`,
+    `spec.maintainers` (at least one), the install strategy (`spec.install` with
+    `strategy: deployment` and at least one deployment), `spec.installModes`; in the
+    `community` and `operatorhub` profiles also `spec.icon` and `spec.links` (the catalogs'
+    CI fails without them); in the `certified` profile also the annotations Red Hat's
+    certification requires (`categories`, `description`, `containerImage`, `createdAt`,
+    `support`, `operators.openshift.io/valid-subscription`).
+    Warnings (documented as required, but nothing refuses the bundle): `spec.keywords`, the
+    `capabilities` annotation, `spec.labels`.
+    `maturity`, `replaces` and `selector` are optional. An empty value (`""`, `[]`) counts as
+    missing. A value that is there but malformed is `csv-metadata-format`.
+
+    Why: OLM cannot install a CSV without its install strategy or install modes; the console
+    shows the name, description, provider and maintainers on the OperatorHub tile and page;
+    catalog CI checks these fields.
+
+    Fix: add the field (see the message for the expected shape).
+
+    Bad:
+        spec:
+          version: 1.0.0
+          install: {strategy: deployment, spec: {deployments: [...]}}
+    Good:
+        spec:
+          displayName: My Operator
+          description: Deploys and manages My Application on Kubernetes.
+          version: 1.0.0
+          provider: {name: Example Inc.}
+          maintainers: [{name: Example Team, email: team@example.com}]
+          installModes: [{type: AllNamespaces, supported: true}]
+          install: {strategy: deployment, spec: {deployments: [...]}}
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sf = csv.file
+    root = csv.root
+    md = csv.metadata
+    RF = "csv-required-fields"
+
+    def missing(node, what, why, how, severity=None):
+        return finding(RF, sf, node, f"{what} is missing: {why}. {how}", severity=severity)
+
+    if md is not None and md.get("name") is None and md.get("generateName") is not None:
+        yield missing(md, "metadata.name", "OLM identifies the CSV, its upgrade edges and everything it installs by it "
+                      "(generateName is not enough)", "Add 'name: <package>.v<version>'.")
+    spn = root.get("spec")
+    if spn is None:
+        yield finding(RF, sf, root, "the CSV has no spec: OLM has no version, install strategy or install modes to work "
+                      "with. Add spec (operator-sdk generate bundle writes it).")
+        return
+    sp = mapping(spn)
+    if sp is None:
+        return  # manifest-invalid reports a spec of the wrong type
+
+    def need(key, what, why, how, severity=None):
+        v = sp.get(key)
+        if is_blank(v):
+            return missing(sp if v is None else v, what, why, how, severity)
+        return None
+
+    checks = [
+        ("version", "spec.version", "OLM orders bundles and resolves upgrades by it", "Add 'version: 1.2.3' (a semantic version)."),
+        ("displayName", "spec.displayName", "the console and OperatorHub show it as the operator's name, and catalog CI fails without it",
+         "Add 'displayName: <Product> Operator' (3 to 50 characters)."),
+        ("description", "spec.description", "the console's operator page shows it, and catalog CI fails without it",
+         "Add a description (Markdown, at least 20 characters) of what the operator manages and how to use it."),
+        ("maintainers", "spec.maintainers", "users and catalog maintainers need someone to contact, and catalog CI fails without it",
+         "Add 'maintainers: [{name: <team>, email: <address>}]'."),
+        ("installModes", "spec.installModes", "OLM cannot tell which OperatorGroups the operator supports and refuses to install it",
+         "Add the four install modes with 'supported: true/false', e.g. '- {type: AllNamespaces, supported: true}'."),
+    ]
+    for key, what, why, how in checks:
+        if key == "installModes" and isinstance(sp.get(key), Sequence):
+            continue  # an empty list is install-modes' finding
+        f = need(key, what, why, how)
+        if f:
+            yield f
+    prov = sp.get("provider")
+    if is_blank(prov):
+        yield missing(sp if prov is None else prov, "spec.provider", "the console shows who provides the operator, and catalog CI fails without it",
+                      "Add 'provider: {name: <company or project>}'.")
+    elif isinstance(prov, Mapping) and is_blank(prov.get("name")):
+        pn = prov.get("name")
+        yield missing(prov if pn is None else pn, "spec.provider.name", "the console shows who provides the operator, and catalog CI fails without it",
+                      "Add 'name: <company or project>' under provider.")
+    inst = sp.get("install")
+    if is_blank(inst):
+        yield missing(sp if inst is None else inst, "spec.install (the install strategy)", "OLM has no deployment to create",
+                      "Add 'install: {strategy: deployment, spec: {deployments: [...], permissions: [...]}}'.")
+    elif not isinstance(inst, Mapping):
+        yield finding(RF, sf, inst, f"spec.install must be a mapping with 'strategy: deployment' and 'spec.deployments', not {inst.type_name()}; OLM cannot install the operator.")
+    else:
+        st = inst.get("strategy")
+        if is_blank(st):
+            yield missing(inst if st is None else st, "spec.install.strategy", "OLM only knows the 'deployment' strategy and refuses a CSV without one",
+                          "Add 'strategy: deployment'.")
+        elif text(st) != "deployment":
+            yield finding(RF, sf, st, f"spec.install.strategy is '{shown(st)}'; OLM only supports 'deployment' and cannot install anything else. Write 'strategy: deployment'.")
+        ispec = inst.get("spec")
+        if is_blank(ispec):
+            yield missing(inst if ispec is None else ispec, "spec.install.spec", "it holds the deployments and permissions OLM creates",
+                          "Add 'spec: {deployments: [...]}' under install.")
+        elif not isinstance(ispec, Mapping):
+            yield finding(RF, sf, ispec, f"spec.install.spec must be a mapping with deployments, not {ispec.type_name()}.")
+        else:
+            deps = ispec.get("deployments")
+            if is_blank(deps):
+                yield missing(ispec if deps is None else deps, "spec.install.spec.deployments", "OLM has no operator deployment to create",
+                              "Add at least one deployment: '- name: <operator>-controller-manager' with its 'spec'.")
+            elif not isinstance(deps, Sequence):
+                yield finding(RF, sf, deps, f"spec.install.spec.deployments must be a list of deployments, not {deps.type_name()}.")
+    if ctx.profile in ("community", "operatorhub"):
+        f = need("icon", "spec.icon", "the catalog's CI fails without it and the console shows a placeholder",
+                 "Add 'icon: [{base64data: <base64 of a PNG/SVG>, mediatype: image/png}]'.")
+        if f:
+            yield f
+        f = need("links", "spec.links", "the catalog's CI fails without at least one link",
+                 "Add 'links: [{name: Documentation, url: https://...}]'.")
+        if f:
+            yield f
+    f = need("keywords", "spec.keywords", "the documentation requires them and OperatorHub search uses them",
+             "Add 'keywords: [<word>, ...]'.", severity="warning")
+    if f:
+        yield f
+    f = need("labels", "spec.labels", "the documentation lists them as required (tools select the operator's objects by them)",
+             "Add 'labels: {operated-by: <operator>}'.", severity="warning")
+    if f:
+        yield f
+    ann = csv.annotations()
+    anchor = ann if ann is not None else (md if md is not None else root)
+    cap = ann.get("capabilities") if ann is not None else None
+    if is_blank(cap):
+        yield missing(anchor if cap is None else cap, "the capabilities annotation",
+                      "the console shows the operator's capability level from it (and assumes Basic Install without it)",
+                      f"Add 'capabilities: Basic Install' (one of {', '.join(data()['capabilities'])}) under metadata.annotations.",
+                      severity="warning")
+    if ctx.profile == "certified":
+        for key, why in (("categories", "the Red Hat Ecosystem Catalog files the operator by it"),
+                         ("description", "the OperatorHub tile shows this short description"),
+                         ("containerImage", "certification records the operator image from it"),
+                         ("createdAt", "certification requires the creation time"),
+                         ("support", "certification requires the name of the vendor supporting the product"),
+                         ("operators.openshift.io/valid-subscription", "certification requires the subscriptions that entitle use")):
+            v = ann.get(key) if ann is not None else None
+            if is_blank(v):
+                yield missing(anchor if v is None else v, f"the {key} annotation", why + " (Red Hat certification requirement)",
+                              f"Add '{key}: ...' under metadata.annotations.")
+
+
+_EMAIL = re.compile(
+    r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+    r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}")
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?")
+
+
+def email_problem(s: str) -> Optional[str]:
+    if s != s.strip():
+        return "has spaces around it"
+    if "<" in s or ">" in s:
+        return "holds a display name or angle brackets; write only the address (name: goes in 'name')"
+    if not _EMAIL.fullmatch(s) or len(s) > 254 or len(s.split("@", 1)[0]) > 64:
+        return "is not an e-mail address (local-part@domain.tld)"
+    return None
+
+
+def url_problem(s: str) -> Optional[str]:
+    if s != s.strip() or any(c in s for c in " \t\n\"<>"):
+        return "holds spaces or characters a URL cannot contain"
+    try:
+        u = urlsplit(s)
+        host = u.hostname
+        _ = u.port
+    except ValueError:
+        return "is not a URL"
+    if u.scheme not in ("http", "https"):
+        return "needs an http:// or https:// scheme" if not u.scheme or "." in u.scheme else f"uses the scheme '{u.scheme}:'; links must be http(s)"
+    if not host:
+        return "has no host name"
+    if ":" not in host and not _HOST.fullmatch(host):
+        return "has no valid host name"
+    return None
+
+
+_MAGIC = (
+    ("image/png", lambda b: b.startswith(b"\x89PNG\r\n\x1a\n")),
+    ("image/jpeg", lambda b: b.startswith(b"\xff\xd8\xff")),
+    ("image/gif", lambda b: b.startswith((b"GIF87a", b"GIF89a"))),
+    ("image/svg+xml", lambda b: b"<svg" in b[:4096].lower()),
+)
+
+
+def _sniff(b: bytes) -> Optional[str]:
+    for mt, test in _MAGIC:
+        if test(b):
+            return mt
+    return None
+
+
+@rule("csv-metadata-format", "error", "A CSV field is there but malformed (maintainers, links, icon, displayName, description, provider)",
+      category="csv", mixed=True)
+def csv_metadata_format(bundle: Bundle, ctx):
+    """
+    What: the values of the CSV's descriptive fields have the shape and format the console
+    and catalog CI need: `maintainers` a list of `{name, email}` with a valid e-mail address;
+    `links` a list of `{name, url}` with an http(s) URL that has a host; `icon` exactly one
+    entry with `base64data` that decodes and a `mediatype` of image/gif, image/jpeg,
+    image/png or image/svg+xml matching the data; `displayName` 3 to 50 characters;
+    `description` at least 20 characters; `provider` a mapping whose `name` has at least 3
+    characters; `keywords` a list of strings. A `provider.url` that is not an http(s) URL is
+    a warning (the console's link breaks, nothing refuses it). (A missing field is
+    `csv-required-fields`.)
+
+    Why: the console renders these on OperatorHub (a broken icon, an unreadable title cut
+    off on the tile, a mailto link that goes nowhere); community catalog CI fails the pull
+    request for a displayName over 50 characters, a short description or an invalid icon,
+    and operator-sdk's validator for an invalid e-mail address or URL.
+
+    Fix: correct the value as the message says.
+
+    Bad:
+        spec:
+          displayName: The Example Operator for Managing Widgets, Gadgets and Other Things
+          maintainers:
+            - name: Example Team
+              email: team at example.com
+    Good:
+        spec:
+          displayName: Example Operator
+          maintainers:
+            - name: Example Team
+              email: team@example.com
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sp = csv.spec()
+    if sp is None:
+        return
+    sf = csv.file
+    MF = "csv-metadata-format"
+    lim = data()["limits"]
+
+    dn = sp.get("displayName")
+    if not is_blank(dn):
+        s = text(dn)
+        if s is None:
+            yield finding(MF, sf, dn, f"spec.displayName must be a string (the operator's name in the console), not {dn.type_name()}.")
+        else:
+            n = len(s.strip())
+            lo, hi = lim["display_name"]["min"], lim["display_name"]["max"]
+            if n > hi:
+                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; catalog CI allows at most {hi} and the "
+                              f"OperatorHub tile cuts longer names off. Shorten it to the product name, e.g. 'Example Operator', "
+                              "and move the rest into the description.")
+            elif n < lo:
+                yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' is {n} characters long; catalog CI requires at least {lo}. "
+                              "Write the operator's readable name.")
+    de = sp.get("description")
+    if not is_blank(de):
+        s = text(de)
+        if s is None:
+            yield finding(MF, sf, de, f"spec.description must be a string (Markdown), not {de.type_name()}.")
+        elif len(s.strip()) < lim["description"]["min"]:
+            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters; catalog CI requires at least "
+                          f"{lim['description']['min']}, and the console's operator page shows little else. Describe what the "
+                          "operator manages and how to start.")
+    prov = sp.get("provider")
+    if not is_blank(prov):
+        if not isinstance(prov, Mapping):
+            yield finding(MF, sf, prov, f"spec.provider must be a mapping such as '{{name: Example Inc.}}', not {prov.type_name()}.")
+        else:
+            pn = prov.get("name")
+            if not is_blank(pn):
+                s = text(pn)
+                if s is None:
+                    yield finding(MF, sf, pn, f"spec.provider.name must be a string, not {pn.type_name()}.")
+                elif len(s.strip()) < lim["provider_name"]["min"]:
+                    yield finding(MF, sf, pn, f"spec.provider.name '{s}' is shorter than {lim['provider_name']['min']} characters; "
+                                  "catalog CI fails it. Write the company or project name.")
+            pu = prov.get("url")
+            if not is_blank(pu):
+                s = text(pu)
+                p = url_problem(s) if s is not None else f"is {pu.type_name()}, not a URL"
+                if p:
+                    yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}; the console turns it into a link that does not "
+                                  "work (nothing refuses it, hence a warning). Write a full URL such as https://example.com.",
+                                  severity="warning", fix=fix_value(sf, pu, "https://" + s, "add https://")
+                                  if s and p.startswith("needs an http") and "://" not in s else None)
+
+    mt = sp.get("maintainers")
+    if not is_blank(mt):
+        if not isinstance(mt, Sequence):
+            yield finding(MF, sf, mt, f"spec.maintainers must be a list of '{{name, email}}' entries, not {mt.type_name()}.")
+        else:
+            for item in mt:
+                if not isinstance(item, Mapping):
+                    yield finding(MF, sf, item, f"each maintainer must be a mapping with name and email, not {item.type_name()}.")
+                    continue
+                nm, em = item.get("name"), item.get("email")
+                if is_blank(nm):
+                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name; operator-sdk's validator and catalog CI require both name and email. Add 'name: <person or team>'.")
+                elif text(nm) is None:
+                    yield finding(MF, sf, nm, f"the maintainer's name must be a string, not {nm.type_name()}.")
+                if is_blank(em):
+                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email; operator-sdk's validator and catalog CI require both name and email. Add 'email: <address>'.")
+                else:
+                    s = text(em)
+                    p = email_problem(s) if s is not None else f"is {em.type_name()}"
+                    if p:
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}; operator-sdk's validator (run by catalog CI) fails it and users cannot reach you. Write an address such as team@example.com.")
+
+    lk = sp.get("links")
+    if not is_blank(lk):
+        if not isinstance(lk, Sequence):
+            yield finding(MF, sf, lk, f"spec.links must be a list of '{{name, url}}' entries, not {lk.type_name()}.")
+        else:
+            for item in lk:
+                if not isinstance(item, Mapping):
+                    yield finding(MF, sf, item, f"each link must be a mapping with name and url, not {item.type_name()}.")
+                    continue
+                nm, u = item.get("name"), item.get("url")
+                if is_blank(nm):
+                    yield finding(MF, sf, item if nm is None else nm, "this link has no name; the console shows the name as the link text, and operator-sdk's validator requires it. Add 'name: Documentation' (or what it is).")
+                elif text(nm) is None:
+                    yield finding(MF, sf, nm, f"the link's name must be a string, not {nm.type_name()}.")
+                if is_blank(u):
+                    yield finding(MF, sf, item if u is None else u, "this link has no url; operator-sdk's validator requires it. Add 'url: https://...'.")
+                else:
+                    s = text(u)
+                    p = url_problem(s) if s is not None else f"is {u.type_name()}, not a URL"
+                    if p:
+                        yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}; the console renders a broken link and operator-sdk's validator fails it. Write a full URL such as https://example.com/docs.")
+
+    yield from _icon(sf, sp.get("icon"))
+
+    kw = sp.get("keywords")
+    if not is_blank(kw):
+        if not isinstance(kw, Sequence):
+            fix = None
+            if isinstance(kw, Scalar) and isinstance(kw.value, str):
+                words = [w.strip() for w in kw.value.split(",") if w.strip()]
+                fix = fix_value(sf, kw, "[" + ", ".join(dq(w) for w in words) + "]", "write keywords as a list")
+            yield finding(MF, sf, kw, f"spec.keywords must be a list of words, not {kw.type_name()}; the API server refuses the CSV. Write '[word, word]'.", fix=fix)
+        else:
+            for w in kw:
+                if not (isinstance(w, Scalar) and isinstance(w.value, str) and w.value.strip()):
+                    yield finding(MF, sf, w, f"each keyword must be a non-empty string, not {w.type_name()}.")
+
+
+def _icon(sf, icon):
+    MF = "csv-metadata-format"
+    if is_blank(icon):
+        return
+    mediatypes = data()["icon_mediatypes"]
+    if not isinstance(icon, Sequence):
+        yield finding(MF, sf, icon, f"spec.icon must be a list with one entry '{{base64data, mediatype}}', not {icon.type_name()}; the API server refuses the CSV. Put '- ' before base64data.")
+        return
+    if len(icon) > 1:
+        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries; the console shows only the first and operator-sdk's validator (run by catalog CI) fails more than one. Keep one icon.")
+    entry = icon.items[0]
+    if not isinstance(entry, Mapping):
+        yield finding(MF, sf, entry, f"the icon must be a mapping with base64data and mediatype, not {entry.type_name()}.")
+        return
+    b64, mt = entry.get("base64data"), entry.get("mediatype")
+    mts = text(mt)
+    if is_blank(mt):
+        yield finding(MF, sf, entry if mt is None else mt, f"the icon has no mediatype; the console cannot show it and catalog CI fails it. Add 'mediatype: image/png' (or {', '.join(mediatypes)}).")
+    elif mts is None or mts.strip() not in mediatypes:
+        close = difflib.get_close_matches((mts or "").strip().lower(), mediatypes, n=1, cutoff=0.6)
+        fix = fix_value(sf, mt, close[0], f"use {close[0]}") if close and isinstance(mt, Scalar) else None
+        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt)}' is not one of {', '.join(mediatypes)}; the console cannot show the icon and catalog CI fails it." + (f" Write '{close[0]}'." if close else ""), fix=fix)
+        mts = None
+    if is_blank(b64):
+        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data; the console shows a placeholder and catalog CI fails it. Add the base64-encoded image.")
+        return
+    s = text(b64)
+    if s is None:
+        yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}.")
+        return
+    compact = s.translate({ord(c): None for c in string.whitespace})
+    if compact.startswith("data:"):
+        yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the console adds the 'data:<mediatype>;base64,' prefix itself, so the image breaks. Keep only the base64 text after the comma.")
+        return
+    try:
+        raw = base64.b64decode(compact, validate=True)
+        if len(compact) < 4:
+            raise binascii.Error("too short")
+    except (binascii.Error, ValueError):
+        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.")
+        return
+    sniffed = _sniff(raw)
+    if mts is not None and sniffed is not None and sniffed != mts.strip():
+        yield finding(MF, sf, mt, f"the icon data is {sniffed.split('/')[1].upper().replace('+XML', '')} but the mediatype says {mts.strip()}; browsers refuse to render it, so the console shows a broken image. Write 'mediatype: {sniffed}'.",
+                      fix=fix_value(sf, mt, sniffed, f"use {sniffed}"))
+
+
+# ---------------------------------------------------------------------------------------
+# capabilities, categories, install modes
+
+
+@rule("csv-capabilities", "error", "The capabilities annotation is not one of the five capability levels", category="csv")
+def csv_capabilities(bundle: Bundle, ctx):
+    """
+    What: the CSV annotation `capabilities` is exactly one of `Basic Install`,
+    `Seamless Upgrades`, `Full Lifecycle`, `Deep Insights`, `Auto Pilot` (letter case and
+    spaces matter). An empty or missing annotation is a `csv-required-fields` warning.
+
+    Why: the console and OperatorHub show the capability level from it and filter by it;
+    operator-sdk's validator (run by catalog CI) fails any other value.
+
+    Fix: write one of the five levels.
+
+    Bad:
+        metadata:
+          annotations:
+            capabilities: Basic
+    Good:
+        metadata:
+          annotations:
+            capabilities: Basic Install
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    v = ann.get("capabilities") if ann is not None else None
+    if is_blank(v):
+        return
+    levels = data()["capabilities"]
+    s = text(v)
+    if s in levels:
+        return
+    norm = {re.sub(r"[\s_-]+", "", lv.lower()): lv for lv in levels}
+    guess = norm.get(re.sub(r"[\s_-]+", "", (s or "").lower()))
+    if guess is None and s:
+        close = difflib.get_close_matches(s, levels, n=1, cutoff=0.6)
+        guess = close[0] if close else None
+    fix = fix_value(csv.file, v, guess, f"write '{guess}'") if guess and isinstance(v, Scalar) else None
+    yield finding("csv-capabilities", csv.file, v,
+                  f"the capabilities annotation '{shown(v)}' is not a capability level; the console cannot show it and "
+                  f"operator-sdk's validator (run by catalog CI) fails it. Write one of: {', '.join(levels)}"
+                  + (f" (probably '{guess}')." if guess else "."), fix=fix)
+
+
+@rule("csv-categories", "error", "A category in the categories annotation is outside the standard set", category="csv")
+def csv_categories(bundle: Bundle, ctx):
+    """
+    What: the CSV annotation `categories` is a comma-separated list of standard categories
+    (AI/Machine Learning, Application Runtime, Big Data, Cloud Provider, Database, Developer
+    Tools, Drivers and plugins, Integration & Delivery, Logging & Tracing, Modernization &
+    Migration, Monitoring, Networking, Observability, OpenShift Optional, Security, Storage,
+    Streaming & Messaging). A catalog with its own set lists it under `categories:` in
+    `.olm-check.yaml`.
+
+    Why: OperatorHub files the operator under these categories; operator-sdk's operatorhub
+    validator (run by catalog CI) fails any other value, and a misspelt category leaves the
+    operator out of its section.
+
+    Fix: use the standard spelling, separated by commas.
+
+    Bad:
+        categories: Developer tools, Logging
+    Good:
+        categories: Developer Tools, Logging & Tracing
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    v = ann.get("categories") if ann is not None else None
+    if is_blank(v):
+        return
+    allowed = list(ctx.config.categories) if ctx.config.categories else list(data()["categories"])
+    s = text(v)
+    if s is None:
+        yield finding("csv-categories", csv.file, v, f"the categories annotation must be a comma-separated string, not {v.type_name()}.")
+        return
+    items = [c.strip() for c in s.split(",")]
+    lower = {a.lower(): a for a in allowed}
+    bad, fixed, fixable = [], [], True
+    for c in items:
+        if c in allowed:
+            fixed.append(c)
+            continue
+        if c == "":
+            bad.append("(an empty entry)")
+            continue
+        bad.append(f"'{c}'")
+        g = lower.get(c.lower()) or lower.get(re.sub(r"\s+", " ", c.lower().replace(" and ", " & ")))
+        if g is None:
+            fixable = False
+        else:
+            fixed.append(g)
+    if not bad:
+        return
+    fix = None
+    hint = ""
+    if fixable and fixed:
+        new = ", ".join(dict.fromkeys(fixed))
+        hint = f" Write '{new}'."
+        fix = fix_value(csv.file, v, new if v.style is None and not new.startswith(("&", "*")) else dq(new), "use the standard categories")
+    yield finding("csv-categories", csv.file, v,
+                  f"the categories annotation has {', '.join(bad)}, outside the standard set; OperatorHub cannot file the operator "
+                  f"there and operator-sdk's validator (run by catalog CI) fails it. Use only: {', '.join(allowed)}.{hint}",
+                  fix=fix)
+
+
+@rule("install-modes", "error", "installModes is empty, lists a mode twice or an unknown one, or supports none", category="csv")
+def install_modes(bundle: Bundle, ctx):
+    """
+    What: `spec.installModes` lists install modes (`OwnNamespace`, `SingleNamespace`,
+    `MultiNamespace`, `AllNamespaces`), each once, each with a boolean `supported`, and at
+    least one supported. (A CSV without installModes is reported by `csv-required-fields`.)
+
+    Why: OLM matches the operator's OperatorGroup against these; with none supported (or an
+    empty list) the operator can be installed nowhere, a duplicate makes operator-sdk's
+    validator fail, an unknown type is ignored, and `supported: "true"` (a string) makes the
+    API server refuse the CSV.
+
+    Fix: list each mode once with `supported: true` or `false`.
+
+    Bad:
+        installModes:
+          - {type: AllNamespaces, supported: false}
+          - {type: AllNamespaces, supported: "true"}
+    Good:
+        installModes:
+          - {type: OwnNamespace, supported: true}
+          - {type: SingleNamespace, supported: true}
+          - {type: MultiNamespace, supported: false}
+          - {type: AllNamespaces, supported: true}
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    sp = csv.spec()
+    im = sp.get("installModes") if sp is not None else None
+    if im is None or (isinstance(im, Scalar) and im.value is None) or (isinstance(im, Scalar) and text(im) == ""):
+        return  # missing: csv-required-fields
+    sf = csv.file
+    IM = "install-modes"
+    known = data()["install_modes"]
+    if not isinstance(im, Sequence):
+        yield finding(IM, sf, im, f"spec.installModes must be a list of '{{type, supported}}' entries, not {im.type_name()}; the API server refuses the CSV.")
+        return
+    if len(im) == 0:
+        yield finding(IM, sf, im, "spec.installModes is empty, so the operator supports no install mode and OLM installs it nowhere. "
+                      "List the four modes with 'supported: true/false'.")
+        return
+    seen = {}
+    any_supported = False
+    for e in im:
+        if not isinstance(e, Mapping):
+            yield finding(IM, sf, e, f"each install mode must be a mapping '{{type: ..., supported: true|false}}', not {e.type_name()}.")
+            continue
+        t, sup = e.get("type"), e.get("supported")
+        ts = text(t)
+        if ts is None:
+            yield finding(IM, sf, e if t is None else t, f"this install mode has no type; write one of {', '.join(known)}.")
+        elif ts not in known:
+            close = difflib.get_close_matches(ts, known, n=1, cutoff=0.6)
+            lower = {k.lower(): k for k in known}.get(ts.lower())
+            g = lower or (close[0] if close else None)
+            yield finding(IM, sf, t, f"'{ts}' is not an install mode; OLM ignores it. Write one of {', '.join(known)}" + (f" (probably '{g}')." if g else "."),
+                          fix=fix_value(sf, t, g, f"write {g}") if g else None)
+        elif ts in seen:
+            yield finding(IM, sf, t, f"the install mode {ts} is listed twice (first at line {seen[ts]}); operator-sdk's validator fails it and which entry counts is unclear. Keep one.")
+        else:
+            seen[ts] = t.line
+        if sup is None:
+            yield finding(IM, sf, e, "this install mode has no 'supported'; add 'supported: true' or 'supported: false'.")
+        elif not (isinstance(sup, Scalar) and isinstance(sup.value, bool)):
+            fix = None
+            if isinstance(sup, Scalar) and isinstance(sup.value, str) and sup.value.strip().lower() in ("true", "false"):
+                fix = fix_value(sf, sup, sup.value.strip().lower(), "write a boolean")
+            yield finding(IM, sf, sup, f"'supported' must be the boolean true or false, not {sup.type_name()} ({shown(sup)}); the API server refuses the CSV.", fix=fix)
+        elif sup.value and ts in known:
+            any_supported = True
+    if not any_supported and seen:
+        yield finding(IM, sf, im, "no install mode is supported ('supported: true'), so OLM can install the operator nowhere. "
+                      "Set 'supported: true' on the modes the operator handles (AllNamespaces for a cluster-wide operator).")

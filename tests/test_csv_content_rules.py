@@ -1,0 +1,184 @@
+"""CSV metadata and annotation rules (checker/rules/csv_metadata.py, csv_annotations.py):
+positions inside JSON held in YAML strings, one-line fixes, "a missing field is reported
+once", the peer bugs the issue names (80-character displayName, invalid e-mail), and
+bad input that must never raise.
+
+Each test checks the reference good bundle with one edit, on disk, as a user would."""
+import os
+
+import pytest
+
+from checker.api import check
+from checker.rules import PROFILES
+from checker.rules.csv_metadata import email_problem, url_problem
+
+CSV = "manifests/example-operator.clusterserviceversion.yaml"
+
+
+@pytest.fixture
+def bundle(copy_fixture):
+    """The good bundle in a fresh directory; returns edit(old, new) -> run(profile)."""
+    copy_fixture("bundles/good")
+
+    def edit(*pairs, profile=None):
+        with open(CSV, encoding="utf-8") as fh:
+            text = fh.read()
+        for old, new in pairs:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+        with open(CSV, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        res = check(["."], profile=profile)
+        assert not [f for f in res.findings if f.rule == "internal-error"], [f.message for f in res.findings]
+        return res
+
+    return edit
+
+
+def _of(res, rule):
+    return [f for f in res.findings if f.rule == rule]
+
+
+ALM = '      [{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "example"}, "spec": {"size": 1}}]\n'
+
+
+@pytest.mark.parametrize("written,line,column", [
+    # block literal: node line + JSON line, indentation + JSON column
+    ('    alm-examples: |\n      [\n        {"apiVersion": "example.com/v1",\n         "kind": "Widget" "x": 1}\n      ]\n', 10, 27),
+    # single-quoted over two lines (folded into one JSON line)
+    ("    alm-examples: '[{\"apiVersion\": \"example.com/v1\",\n      \"kind\": \"Widget\" \"x\": 1}]'\n", 8, 24),
+    # double-quoted with escapes on one line
+    ('    alm-examples: "[{\\"apiVersion\\": \\"example.com/v1\\", \\"kind\\": \\"Widget\\" \\"x\\": 1}]"\n', 7, 79),
+    # folded block
+    ('    alm-examples: >-\n      [{"apiVersion": "example.com/v1",\n      "kind": "Widget" "x": 1}]\n', 9, 24),
+])
+def test_alm_examples_json_error_points_into_the_json(bundle, written, line, column):
+    res = bundle(("    alm-examples: |-\n" + ALM, written))
+    errs = [f for f in _of(res, "alm-examples") if f.severity == "error"]
+    assert [(f.line, f.column) for f in errs] == [(line, column)], [(f.line, f.column, f.message) for f in errs]
+    assert "Expecting ','" in errs[0].message
+
+
+@pytest.mark.parametrize("value", ['""', "''", "|-\n", "'[]'"])
+def test_empty_alm_examples_means_no_examples(bundle, value):
+    res = bundle(("    alm-examples: |-\n" + ALM, f"    alm-examples: {value}\n" if not value.startswith("|") else "    alm-examples: |-\n"))
+    found = _of(res, "alm-examples")
+    assert [(f.severity, "has no example" in f.message) for f in found] == [("warning", True)]
+
+
+def test_feature_annotation_boolean_gets_a_quoting_fix(bundle):
+    res = bundle(('disconnected: "true"\n', "disconnected: true  # we mirror\n"))
+    (f,) = _of(res, "feature-annotations")
+    assert f.fix is not None and f.fix.line == 17
+    assert f.fix.replacement == '    features.operators.openshift.io/disconnected: "true"  # we mirror'
+
+
+def test_skiprange_case_fix_renames_the_key(bundle):
+    res = bundle(("    capabilities: Basic Install\n", "    capabilities: Basic Install\n    OLM.SkipRange: '>=0.9.0 <1.0.0'\n"))
+    (f,) = _of(res, "olm-annotation-case")
+    assert (f.line, f.column) == (10, 5)
+    assert f.fix.replacement == "    olm.skipRange: '>=0.9.0 <1.0.0'"
+
+
+@pytest.mark.parametrize("old,new,rule,replacement", [
+    ("  version: 1.0.0\n", "  version: v1.0.0\n", "csv-version", "  version: 1.0.0"),
+    ("    capabilities: Basic Install\n", "    capabilities: 'seamless upgrades'\n", "csv-capabilities", "    capabilities: Seamless Upgrades"),
+    ("    categories: Developer Tools\n", "    categories: developer tools, Logging and Tracing\n", "csv-categories",
+     "    categories: Developer Tools, Logging & Tracing"),
+    ("      mediatype: image/svg+xml\n", "      mediatype: image/svg\n", "csv-metadata-format", "      mediatype: image/svg+xml"),
+])
+def test_one_line_fixes(bundle, old, new, rule, replacement):
+    res = bundle((old, new))
+    fixes = [f.fix.replacement for f in _of(res, rule) if f.fix]
+    assert fixes == [replacement]
+
+
+def test_eighty_character_display_name_fails(bundle):
+    name = "X" * 80
+    res = bundle(("  displayName: Example Operator\n", f"  displayName: {name}\n"))
+    (f,) = _of(res, "csv-metadata-format")
+    assert f.severity == "error" and (f.line, f.column) == (25, 16) and "80 characters" in f.message
+    assert res.exit_code == 1
+
+
+@pytest.mark.parametrize("email", [
+    "maintainers@example", "maintainers at example.com", "@example.com", "a@@example.com", "a@example..com",
+    "Example <a@example.com>", " a@example.com", "a@-example.com", "a..b@example.com", "a@example.c",
+])
+def test_invalid_emails_fail(bundle, email):
+    res = bundle(("      email: maintainers@example.com\n", f"      email: '{email}'\n"))
+    (f,) = _of(res, "csv-metadata-format")
+    assert f.severity == "error" and f.line == 36 and "email" in f.message
+
+
+@pytest.mark.parametrize("email", ["a@example.com", "first.last+tag@sub.example.co.uk", "o'brien@example.org", "x_y-z@ex-ample.io"])
+def test_valid_emails_pass(email):
+    assert email_problem(email) is None
+
+
+@pytest.mark.parametrize("url,ok", [
+    ("https://example.com", True), ("http://localhost:8080/x?y=1#z", True), ("https://[::1]/docs", True),
+    ("example.com", False), ("https://", False), ("ftp://example.com", False), ("https://exa mple.com", False),
+    ("mailto:team@example.com", False), ("https://example.com:notaport/", False), ("/docs", False),
+])
+def test_urls(url, ok):
+    assert (url_problem(url) is None) == ok, url_problem(url)
+
+
+def test_missing_field_is_reported_once(bundle):
+    res = bundle(("  displayName: Example Operator\n", ""), ("  version: 1.0.0\n", "  version: ''\n"))
+    req = _of(res, "csv-required-fields")
+    assert sorted(f.message.split(" is missing")[0] for f in req) == ["spec.displayName", "spec.version"]
+    assert not _of(res, "csv-metadata-format") and not _of(res, "csv-version")
+
+
+def test_empty_install_modes_is_install_modes_only(bundle):
+    res = bundle(("  installModes:\n    - type: OwnNamespace\n", "  installModes: []\n  oldModes:\n    - type: OwnNamespace\n"))
+    assert [f.rule for f in res.findings if f.rule in ("install-modes", "csv-required-fields")] == ["install-modes"]
+
+
+def test_icon_and_links_are_errors_in_community_only(bundle):
+    res = bundle(("  links:\n    - name: Documentation\n      url: https://example.com/docs\n", ""))
+    assert [(f.severity, f.message[:10]) for f in _of(res, "csv-required-fields")] == [("error", "spec.links")]
+    assert not _of(check(["."], profile="certified"), "csv-required-fields")
+
+
+HOSTILE = [
+    ("\nspec:\n  displayName", "\nspec: text\nx:\n  displayName"),
+    ("  annotations:\n", "  annotations: [a, b]\n  x:\n"),
+    ("  maintainers:\n    - name: Example Maintainers\n      email: maintainers@example.com\n", "  maintainers: bob\n"),
+    ("  icon:\n    - base64data:", "  icon:\n    base64data:"),
+    ("  installModes:\n    - type: OwnNamespace\n      supported: true\n", "  installModes:\n    - OwnNamespace\n    - {type: 7, supported: yes}\n"),
+    ("    alm-examples: |-\n" + ALM, "    alm-examples: [1, 2]\n"),
+    ("    alm-examples: |-\n" + ALM, "    alm-examples: '[1, \"x\", {\"kind\": 3}, {\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}]'\n"),
+    ("    alm-examples: |-\n" + ALM, "    alm-examples: '{\"apiVersion\": \"example.com/v1\", \"kind\": \"Widget\"}'\n"),
+    ("    capabilities: Basic Install\n", "    capabilities: [Basic Install]\n    categories2: 5\n"),
+    ("    categories: Developer Tools\n", "    categories: 42\n"),
+    ("  version: 1.0.0\n", "  version: {major: 1}\n"),
+    ("  provider:\n    name: Example Inc.\n", "  provider: [Example]\n"),
+    ("  links:\n    - name: Documentation\n      url: https://example.com/docs\n", "  links:\n    - https://example.com\n    - {name: 3, url: [x]}\n"),
+    ("  keywords:\n    - widgets\n", "  keywords: widgets, example\n  kw:\n    - widgets\n"),
+    ("    support: Example Inc.\n", "    support: Example Inc.\n    operators.openshift.io/valid-subscription2: x\n"
+     "    operatorframework.io/suggested-namespace-template: '[1]'\n    operatorframework.io/initialization-resource: '[1]'\n"
+     "    operators.operatorframework.io/internal-objects: '{\"a\": 1}'\n    operatorframework.io/suggested-namespace: 7\n"),
+    ("  relatedImages:\n", "  relatedImages: {}\n  x:\n"),
+    ("  namespace: placeholder\n", "  namespace: placeholder\n  labels:\n    operatorframework.io/arch.: [x]\n    operatorframework.io/os.zos: ~\n"),
+    ("  customresourcedefinitions:\n    owned:\n", "  customresourcedefinitions:\n    owned: text\n    x:\n"),
+]
+
+
+@pytest.mark.parametrize("old,new", HOSTILE)
+def test_bad_shapes_never_raise(bundle, old, new):
+    bundle((old, new))
+    for p in PROFILES:
+        res = check(["."], profile=p)
+        assert not [f for f in res.findings if f.rule == "internal-error"], [f.message for f in res.findings]
+
+
+def test_a_csv_that_is_not_a_mapping_is_left_to_manifest_invalid(copy_fixture):
+    copy_fixture("bundles/good")
+    with open(CSV, "w") as fh:
+        fh.write("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: x\nspec: []\n")
+    res = check(["."])
+    assert not [f for f in res.findings if f.rule == "internal-error"]
+    assert os.path.exists(CSV)
