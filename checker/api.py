@@ -36,6 +36,21 @@ def repo_root(paths: list) -> str:
     return git_toplevel(first) or (first if os.path.isdir(first) else os.path.dirname(first))
 
 
+def default_config(paths: list) -> str:
+    """Where ``.olm-check.yaml`` is looked for: the root of the git work tree; outside git,
+    the current directory when every path is below it (display paths and the config's
+    per-path globs are relative to it), else the first path's directory."""
+    first = os.path.abspath(paths[0] if paths else ".")
+    top = git_toplevel(first)
+    if top is None:
+        cwd = os.getcwd()
+        if all(os.path.abspath(p) == cwd or os.path.abspath(p).startswith(cwd.rstrip(os.sep) + os.sep) for p in paths):
+            top = cwd
+        else:
+            top = first if os.path.isdir(first) else os.path.dirname(first)
+    return os.path.join(top, ".olm-check.yaml")
+
+
 def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
           fail_on: Optional[str] = None, target: Optional[list] = None,
           changed: Optional[list] = None, changes: Optional[list] = None,
@@ -51,7 +66,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     paths = paths if (paths or root is not None) else ["."]
     root = repo_root(paths or [root])
     try:
-        cfg = load_config(config_path or os.path.join(root, ".olm-check.yaml"), required=bool(config_path))
+        cfg = load_config(config_path or default_config(paths or [root]), required=bool(config_path))
     except ConfigError as e:
         raise CheckError(str(e))
     profile = profile or cfg.profile or "community"

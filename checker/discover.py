@@ -92,6 +92,9 @@ def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[lis
             else:
                 loose.append(p)
             continue
+        if os.path.basename(p) in ("manifests", "metadata") and looks_like_bundle(os.path.dirname(p)):
+            bundle_dirs.append(os.path.dirname(p))  # run from inside a bundle: that bundle
+            continue
         if os.path.isdir(os.path.join(p, "operators")):
             repo.is_catalog_repo = True
         bundle_dirs += find_bundle_dirs(p)
