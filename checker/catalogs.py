@@ -177,7 +177,7 @@ def read_catalog(reader, path: str, ocp: str, release_dir: str, operator: str) -
     if cat.fmt == "json":
         _read_json(cat, text)
     else:
-        docs, problems = parse(text, reader.limits, FBC_SKIP_KEYS)
+        docs, problems = parse(_prune(text), reader.limits, FBC_SKIP_KEYS)
         cat.problems.extend(problems)
         if any(p.rule in ("yaml-syntax", "yaml-limits") for p in problems):
             cat.readable = False
@@ -191,6 +191,42 @@ def read_catalog(reader, path: str, ocp: str, release_dir: str, operator: str) -
         if b.schema == "olm.bundle" and b.str("name"):
             cat.bundle_names.add(b.str("name"))
     return cat
+
+
+_BIG_PROPERTY = re.compile(r"( *)(- )?type: (?:olm\.csv\.metadata|olm\.bundle\.object)[ \t]*")
+
+
+def _prune(text: str) -> str:
+    """Blank out the block values of ``olm.csv.metadata`` / ``olm.bundle.object`` properties
+    (most of a rendered catalog's YAML events, none of them read by a rule), keeping every
+    line (so every position) of the rest. Only the block layout ``opm render`` writes
+    (``- type: ...`` then ``value:`` on its own line with a deeper-indented block) is pruned;
+    anything else is left for the full parse."""
+    if "olm.csv.metadata" not in text and "olm.bundle.object" not in text:
+        return text
+    lines = text.split("\n")
+    i, n = 0, len(lines)
+    while i < n:
+        m = _BIG_PROPERTY.fullmatch(lines[i])
+        if m is None:
+            i += 1
+            continue
+        ind = len(m.group(1)) + (2 if m.group(2) else 0)
+        j = i + 1
+        while j < n and lines[j].strip() == "":
+            j += 1
+        if j < n and lines[j] == " " * ind + "value:":
+            k = j + 1
+            while k < n and (lines[k].strip() == "" or len(lines[k]) - len(lines[k].lstrip(" ")) > ind):
+                k += 1
+            if k > j + 1:
+                lines[j] = " " * ind + "value: {}"
+                for x in range(j + 1, k):
+                    lines[x] = ""
+            i = k
+        else:
+            i = j
+    return "\n".join(lines)
 
 
 def _read_json(cat: FbcCatalog, text: str) -> None:

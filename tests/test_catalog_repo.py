@@ -115,3 +115,29 @@ def test_catalogsource_proposed_config_flips_the_target(copy_fixture):
         fh.write("catalogsource_schema: proposed\n")
     res = check(["."])
     assert not [f for f in res.findings if f.rule.startswith("catalogsource")]
+
+
+def test_pruning_big_properties_keeps_every_position():
+    from checker.catalogs import _prune
+    from checker.yamlload import parse
+
+    text = ("---\nschema: olm.bundle\nname: a.v1.0.0\npackage: a\nimage: quay.io/a/b@sha256:" + "0" * 64 + "\n"
+            "properties:\n- type: olm.package\n  value:\n    packageName: a\n    version: 1.0.0\n"
+            "- type: olm.csv.metadata\n  value:\n    description: |-\n      ## Heading\n\n      # not a comment\n"
+            "    crdDescriptions:\n      owned:\n      - kind: A\n        name: as.a.io\n"
+            "- type: olm.bundle.object\n  value:\n    data: eyJhIjoxfQ==\n"
+            "relatedImages:\n- image: quay.io/a/b:1\n  name: b\n"
+            "---\nschema: olm.package\nname: a\ndefaultChannel: stable\n")
+    pruned = _prune(text)
+    assert pruned.count("\n") == text.count("\n")
+    assert "crdDescriptions" not in pruned and "value: {}" in pruned
+    full, p1 = parse(text)
+    cut, p2 = parse(pruned)
+    assert not p1 and not p2
+
+    def shape(docs):
+        return [(d.line, d.col, d.get("name").value, [(i.line, i.col) for i in d.get("relatedImages") or []],
+                 [(p.get("type").value, p.line) for p in d.get("properties") or []]) for d in docs if d is not None]
+
+    assert shape(full) == shape(cut)
+    assert cut[0].get("properties")[0].get("value").get("version").value == "1.0.0"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..catalogs import checked_operators, ci_data
+from ..catalogs import checked_operators
 from ..nodes import Mapping, Scalar, Sequence
 from . import check, define, finding
 

@@ -13,7 +13,7 @@ import re
 from ..blangsemver import SemverError, parse as parse_semver, parse_range
 from ..catalogs import checked_operators
 from ..nodes import Mapping, Scalar, Sequence
-from ..versions import vkey, vstr
+from ..versions import vkey
 from . import check, define, finding
 
 CATEGORY = "catalog"
