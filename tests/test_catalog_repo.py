@@ -141,3 +141,21 @@ def test_pruning_big_properties_keeps_every_position():
 
     assert shape(full) == shape(cut)
     assert cut[0].get("properties")[0].get("value").get("version").value == "1.0.0"
+
+
+def test_plain_bundle_wrong_types_never_raise(copy_fixture):
+    root = copy_fixture("rules/plain-bundle-apis/bad")
+    files = {
+        "metadata/olm.yaml": "- name\n- version\n",
+        "manifests/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: text\n",
+        "manifests/clusterrole.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: example-operator}\nrules: all\n",
+        "manifests/clusterrolebinding.yaml": "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: x\nsubjects: [1, {kind: ServiceAccount}]\n",
+        "manifests/webhook.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: w}\nwebhooks: {a: b}\n",
+        "manifests/apiservice.yaml": "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.x.io}\nspec: {group: x.io, service: {name: 7}}\n",
+    }
+    for rel, text in files.items():
+        with open(os.path.join(root, rel), "w") as fh:
+            fh.write(text)
+    res = check(["."])
+    _no_internal(res)
+    assert [f.line for f in res.findings if f.rule == "plain-bundle-metadata"] == [1]
