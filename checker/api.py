@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .config import Config, ConfigError, load_config
-from .discover import UsageError, discover
-from .engine import Context, exit_code, run
+from .discover import UsageError, plan
+from .engine import Context, exit_code, run_stream
 from .load import git_toplevel
-from .report import build, bundle_entry
+from .report import build, facts_entry
 from .rules import load_all
 
 
@@ -21,7 +21,7 @@ class CheckError(Exception):
 class Result:
     report: dict
     findings: list
-    repo: object
+    repo: object  # the planned Repository: bundle_refs and facts (bundles are not kept)
     config: Config
     profile: str
     fail_on: str
@@ -54,8 +54,14 @@ def default_config(paths: list) -> str:
 def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
           fail_on: Optional[str] = None, target: Optional[list] = None,
           changed: Optional[list] = None, changes: Optional[list] = None,
-          root: Optional[str] = None) -> Result:
-    """``changes`` (``FileChange`` list of a PR or ``--changed-since``): only the bundles they
+          root: Optional[str] = None, jobs: int = 1, cache_dir: Optional[str] = None,
+          shard: Optional[tuple] = None, progress=None) -> Result:
+    """Check ``paths`` and build the report. Bundles are checked one at a time and dropped
+    (``engine.run_stream``): ``jobs`` worker processes (1: in this process), ``cache_dir``
+    a result cache (``checker.cache``), ``shard=(index, count)`` (0-based) only the operators
+    of that shard (``discover.plan``), ``progress(done, total)`` called as bundles finish.
+
+    ``changes`` (``FileChange`` list of a PR or ``--changed-since``): only the bundles they
     touch are checked, and the change list is on the model for ``pr-shape``. ``root`` with
     an empty ``paths``: nothing to load there (the change list touched nothing loadable)."""
     load_all()
@@ -72,7 +78,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     profile = profile or cfg.profile or "community"
     fail_on = fail_on or cfg.fail_on or "error"
     try:
-        repo = discover(paths, cfg.limits, changed, root=root)
+        repo = plan(paths, cfg.limits, changed, root=root, shard=shard)
     except UsageError as e:
         raise CheckError(str(e))
     if changes is not None:
@@ -80,7 +86,20 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
 
         attach(repo, changes)
     ctx = Context(config=cfg, profile=profile, target=target)
-    findings = run(repo, ctx)
-    checked = set(repo.checked) if repo.checked else None
-    bundles = [bundle_entry(b) for b in repo.bundles if checked is None or b.rel in checked]
+    cache = None
+    if cache_dir:
+        from .cache import Cache
+
+        try:
+            cache = Cache(cache_dir)
+        except (OSError, Exception) as e:  # sqlite3.Error included
+            raise CheckError(f"--cache {cache_dir}: cannot use it as a cache ({e})")
+    try:
+        findings = run_stream(repo, ctx, jobs=jobs, cache=cache, progress=progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    from .merge import bundle_order
+
+    bundles = sorted((facts_entry(f) for f in repo.facts if f.checked), key=lambda e: bundle_order(e["path"]))
     return Result(build(bundles, findings), findings, repo, cfg, profile, fail_on)

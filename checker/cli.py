@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from typing import Optional
 
 from . import __version__
@@ -35,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--fail-on", choices=("error", "warning", "info", "never"), help="exit 1 when a finding is at or above this severity (default: error)")
         sp.add_argument("--config", help="config file (default: .olm-check.yaml at the repository root)")
         sp.add_argument("--jobs", type=int, default=0, help="parallel worker processes (default: the number of cores)")
+        sp.add_argument("--cache", metavar="DIR", help="result cache directory: unchanged bundles are not checked again")
+        sp.add_argument("--shard", metavar="I/N", help="check only shard I of N (1-based; whole operators per shard); merge the JSON reports with `olm-check merge`")
+        sp.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr (default: auto, when stderr is a terminal)")
         sp.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     c = sub.add_parser("check", help="check bundles, operators, repositories")
@@ -42,11 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--changed-since", metavar="REF", help="check only what changed since REF (git, three-dot); the rest is context")
     common(c)
 
-    a = sub.add_parser("audit", help="check a whole catalog repository")
+    a = sub.add_parser("audit", help="check a whole catalog repository (every bundle)")
     a.add_argument("paths", nargs="*", default=["."], help="repository root (default: .)")
-    a.add_argument("--shard", help="check only shard I of N (I/N, 1-based)")
-    a.add_argument("--cache", help="result cache directory")
     common(a)
+
+    m = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one report")
+    m.add_argument("reports", nargs="+", help="JSON reports (olm-check ... --shard I/N --format json)")
+    m.add_argument("--format", choices=FORMATS, default="json", help="report format (default: json)")
+    m.add_argument("--output", help="also write the report to this file")
+    m.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="error", help="exit 1 when a finding is at or above this severity (default: error)")
+    m.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     r = sub.add_parser("rules", help="list the rules")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
@@ -72,6 +81,8 @@ def main(argv: Optional[list] = None) -> int:
     try:
         if args.command == "rules":
             return cmd_rules(args)
+        if args.command == "merge":
+            return cmd_merge(args)
         if args.command == "upgradeable":
             from .upgradeable import cmd_upgradeable
 
@@ -143,36 +154,109 @@ def changed_since(ref: str, root: str) -> list:
 
 def cmd_check(args) -> int:
     from .api import CheckError, check, repo_root
-    from .report import render
-    from .rules import RULES
+    from .parallel import default_jobs
 
     paths = args.paths or ["."]
     target = parse_target(args.ocp)
-    changes = None  # --changed-since: the change list (pr-shape reads it), three-dot plus the work tree
-    if getattr(args, "changed_since", None):
-        from .changes import ChangeError, git_changes
-
-        try:
-            changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
-        except ChangeError as e:
-            raise Usage(f"--changed-since {args.changed_since}: {e}")
+    shard = parse_shard(args.shard)
+    if args.jobs < 0:
+        raise Usage("--jobs must be 0 (the number of cores) or more")
+    jobs = args.jobs or default_jobs()
+    changed = changed_since(args.changed_since, repo_root(paths)) if getattr(args, "changed_since", None) else None
+    bar = Progress.make(args.progress)
     try:
-        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changes=changes)
+        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changed=changed,
+                    jobs=jobs, cache_dir=args.cache, shard=shard, progress=bar)
     except CheckError as e:
         raise Usage(str(e))
-    out = render(args.format, res.report, res.findings, RULES)
-    sys.stdout.write(out)
-    if args.format == "github":
-        from .report.markdown import summary
+    finally:
+        if bar is not None:
+            bar.close()
+    if shard is not None:
+        res.report["shard"] = {"index": shard[0] + 1, "count": shard[1]}
+    return _emit(args, res.report, res.findings, res.exit_code)
 
-        step = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step:
-            with open(step, "a", encoding="utf-8") as fh:
-                fh.write(summary(res.report, res.findings))
+
+def _emit(args, report: dict, findings: list, code: int) -> int:
+    from .report import render
+    from .rules import RULES, load_all
+
+    load_all()
+    out = render(args.format, report, findings, RULES)
+    sys.stdout.write(out)
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(out)
         except OSError as e:
             raise Usage(f"--output {args.output}: {e.strerror}")
-    return res.exit_code
+    if args.format == "github":
+        from .report.markdown import summary
+
+        step = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step:
+            with open(step, "a", encoding="utf-8") as fh:
+                fh.write(summary(report, findings))
+    return code
+
+
+def parse_shard(s: Optional[str]) -> Optional[tuple]:
+    """'I/N' (1-based) -> (I-1, N)."""
+    if not s:
+        return None
+    parts = s.split("/")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise Usage(f"--shard: '{s}' is not I/N, e.g. 2/4")
+    i, n = int(parts[0]), int(parts[1])
+    if n < 1 or not 1 <= i <= n:
+        raise Usage(f"--shard {s}: I must be between 1 and N")
+    return i - 1, n
+
+
+def cmd_merge(args) -> int:
+    from .engine import exit_code
+    from .merge import MergeError, merge_reports
+
+    reports = []
+    for p in args.reports:
+        try:
+            with open(p, encoding="utf-8") as fh:
+                reports.append((p, json.load(fh)))
+        except OSError as e:
+            raise Usage(f"{p}: {e.strerror}")
+        except ValueError as e:
+            raise Usage(f"{p}: not a JSON report ({e})")
+    try:
+        report, findings = merge_reports(reports)
+    except MergeError as e:
+        raise Usage(str(e))
+    return _emit(args, report, findings, exit_code(findings, args.fail_on))
+
+
+class Progress:
+    """``[#####.....] 1234/7068 bundles  12 s`` on stderr, redrawn at most 10 times a second."""
+
+    def __init__(self, stream):
+        self.stream, self.start, self.last, self.drawn = stream, time.monotonic(), 0.0, False
+
+    @classmethod
+    def make(cls, mode: str):
+        if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
+            return None
+        return cls(sys.stderr)
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.1:
+            return
+        self.last = now
+        width = 30
+        fill = int(width * done / total) if total else width
+        self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} bundles  {now - self.start:.0f} s ")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\033[K")
+            self.stream.flush()

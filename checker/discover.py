@@ -12,7 +12,7 @@ import os
 from typing import Optional
 
 from .load import Reader, YAML_SUFFIXES, display_base_for, git_toplevel, load_bundle, looks_like_bundle
-from .model import Manifest, Operator, Repository
+from .model import BundleRef, Manifest, Operator, Repository
 from .yamlload import Limits
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".github"}
@@ -52,10 +52,48 @@ def find_bundle_dirs(path: str) -> list:
 
 def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
              root: Optional[str] = None) -> Repository:
-    """Load everything under ``paths``. ``changed`` (display paths) limits which bundles are
-    checked; every bundle is still loaded as context when the root is a catalog repository.
-    ``root`` with no ``paths``: an empty repository rooted there (a change list that touches
-    nothing loadable, e.g. only deletions)."""
+    """Load everything under ``paths``: ``plan`` plus every bundle loaded into
+    ``repo.bundles`` (and its operator's ``bundles``). ``changed`` (display paths) limits which
+    bundles are checked; every bundle is still loaded as context when the root is a catalog
+    repository. ``root`` with no ``paths``: an empty repository rooted there (a change list
+    that touches nothing loadable, e.g. only deletions).
+
+    The engine does not use this for checking (it streams: ``plan``, then one bundle at a
+    time, see ``engine.run_stream``); it is for callers that want the whole model."""
+    repo = plan(paths, limits, changed, root=root)
+    reader = repo.extra["reader"]
+    for ref in repo.bundle_refs:
+        b = load_ref(reader, ref)
+        if b.operator is not None:
+            repo.operators[b.operator].bundles.append(b)
+        repo.bundles.append(b)
+    return repo
+
+
+def load_ref(reader: Reader, ref: BundleRef):
+    """Load the bundle a ``BundleRef`` names (one bundle; nothing else is read)."""
+    b = load_bundle(reader, ref.path)
+    b.operator, b.version_dir = ref.operator, ref.version_dir
+    return b
+
+
+def shard_of(key: str, count: int) -> int:
+    """The shard (0-based) of an operator name (or of a bundle path outside operators/):
+    a stable hash, the same on every machine and Python version."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha1(key.encode("utf-8")).digest()[:8], "big") % count
+
+
+def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
+         root: Optional[str] = None, shard: Optional[tuple] = None) -> Repository:
+    """Find what ``paths`` hold without loading any bundle: ``repo.bundle_refs`` (bundle
+    directories, in a stable order), operators (with ci.yaml), catalogs, loose CatalogSource
+    manifests, and which bundles are checked. Cheap: directory listings, ci.yaml, catalogs.
+
+    ``shard=(index, count)`` (0-based index) keeps only the operators (and bundles outside
+    operators/) whose ``shard_of`` is ``index``: every bundle of an operator lands in the same
+    shard, so rules across an operator's bundles see all of them."""
     if not paths and root is not None:
         top = git_toplevel(root) or os.path.abspath(root)
         repo = Repository(root=top)
@@ -105,21 +143,23 @@ def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[lis
         if d in seen:
             continue
         seen.add(d)
-        b = load_bundle(reader, d)
+        ref = BundleRef(path=d, rel=reader.rel(d))
         parent = os.path.dirname(d)
         if os.path.basename(os.path.dirname(parent)) == "operators":
-            b.operator = os.path.basename(parent)
-            b.version_dir = os.path.basename(d)
-            op = repo.operators.get(b.operator)
+            ref.operator = os.path.basename(parent)
+            ref.version_dir = os.path.basename(d)
+        if shard is not None and shard_of(ref.operator or ref.rel, shard[1]) != shard[0]:
+            continue
+        if ref.operator is not None:
+            op = repo.operators.get(ref.operator)
             if op is None:
-                op = Operator(b.operator, parent, reader.rel(parent))
+                op = Operator(ref.operator, parent, reader.rel(parent))
                 ci = os.path.join(parent, "ci.yaml")
                 if os.path.isfile(ci):
                     op.ci_file = reader.yaml_file(ci, skip=False)
-                repo.operators[b.operator] = op
-            op.bundles.append(b)
+                repo.operators[ref.operator] = op
             repo.is_catalog_repo = True
-        repo.bundles.append(b)
+        repo.bundle_refs.append(ref)
     _load_catalogs(repo, reader)
     for f in sorted(set(loose)):
         sf = _catalogsource_candidate(reader, f)
@@ -131,7 +171,7 @@ def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[lis
                 repo.catalog_sources.append(Manifest(file=sf, index=i, root=doc))
     if changed is not None:
         repo.changed_files = list(changed)
-        repo.checked = [b.rel for b in repo.bundles if any(c == b.rel or c.startswith(b.rel + "/") for c in changed)]
+        repo.checked = [r.rel for r in repo.bundle_refs if any(c == r.rel or c.startswith(r.rel + "/") for c in changed)]
         if not repo.checked:
             repo.checked = ["\0none"]  # nothing touched: check nothing, report nothing
     return repo

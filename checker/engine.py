@@ -4,6 +4,7 @@ load/discover -> model -> engine (rules, pure) -> findings -> report.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import traceback
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ from typing import Iterable, Optional
 
 from .config import Config
 from .finding import SEVERITY_RANK, Finding
-from .model import Bundle, Repository
+from .model import Bundle, BundleFacts, Repository
 from .rules import CHECKS, RULES, load_all
 from .versions import ApiTable, OcpTable
 
@@ -68,9 +69,21 @@ def check_bundle(bundle: Bundle, ctx: Context) -> list:
     return out
 
 
-def prepare(repo: Repository, ctx: Context) -> list:
+def prepare(repo: Repository, ctx: Context, where: Optional[str] = None) -> list:
+    """``prepare`` hooks on ``repo`` (whose ``bundles`` are the bundles being processed)."""
     out = []
     for fn in CHECKS["prepare"]:
+        try:
+            fn(repo, ctx)
+        except Exception as e:
+            out.append(_internal(where or repo.root, fn, e))
+    return out
+
+
+def prepare_repo(repo: Repository, ctx: Context) -> list:
+    """``prepare_repo`` hooks: once per run, on the planned repository (no bundle loaded)."""
+    out = []
+    for fn in CHECKS["prepare_repo"]:
         try:
             fn(repo, ctx)
         except Exception as e:
@@ -88,10 +101,126 @@ def check_repo(repo: Repository, ctx: Context) -> list:
     return out
 
 
+@dataclass
+class BundleResult:
+    """What checking one bundle leaves behind once the bundle itself is dropped: its raw
+    findings (severities settled later, in the parent), its facts, and the lines of its files
+    that carry an ``# olm-check: ignore`` comment (path -> {line: text}). Picklable: worker
+    processes return it and the cache stores it."""
+
+    rel: str
+    findings: list
+    facts: Optional[BundleFacts]
+    ignores: dict = field(default_factory=dict)
+
+
+def ignore_lines(files) -> dict:
+    """path -> {line: text} for the lines of ``files`` holding an ignore comment."""
+    out = {}
+    for sf in files:
+        text = sf.text
+        if not text or "olm-check" not in text:
+            continue
+        for n, line in enumerate(text.split("\n"), 1):
+            if "olm-check" in line and _IGNORE.search(line):
+                out.setdefault(sf.rel, {})[n] = line
+    return out
+
+
+class SiblingBundles:
+    """``operator.bundles`` while streaming: the bundle being checked plus, for each other
+    bundle of its operator, a light ``Bundle`` holding only ``metadata/annotations.yaml``
+    (package, channels, mediatype, label), loaded on first use and kept for the operator
+    being processed. Compatibility for bundle rules that look at sibling bundles'
+    annotations; anything more belongs in a repo rule reading ``repo.facts``. (The cache key
+    covers every sibling's annotations.yaml: ``cache.operator_inputs``.)"""
+
+    _memo: dict = {}  # operator -> {rel: light Bundle}, one operator at a time per process
+
+    def __init__(self, repo: Repository, bundle: Bundle):
+        self._repo, self._bundle, self._items = repo, bundle, None
+
+    def _load(self) -> list:
+        if self._items is None:
+            from .load import load_metadata
+
+            name = self._bundle.operator
+            memo = SiblingBundles._memo.get(name)
+            if memo is None:
+                SiblingBundles._memo = {name: {}}
+                memo = SiblingBundles._memo[name]
+            reader = self._repo.extra["reader"]
+            out = []
+            for ref in self._repo.bundle_refs:
+                if ref.operator != name:
+                    continue
+                if ref.rel == self._bundle.rel:
+                    out.append(self._bundle)
+                    continue
+                light = memo.get(ref.rel)
+                if light is None:
+                    light = memo[ref.rel] = load_metadata(reader, ref.path)
+                    light.operator, light.version_dir = ref.operator, ref.version_dir
+                out.append(light)
+            self._items = out
+        return self._items
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __getitem__(self, i):
+        return self._load()[i]
+
+
+def process_bundle(bundle: Bundle, checked: bool, repo: Repository, ctx: Context) -> BundleResult:
+    """One bundle, start to end: ``prepare`` hooks (on a view of ``repo`` holding just this
+    bundle), ``prepare_bundle`` hooks, version analysis, bundle rules (checked bundles only),
+    facts. Never raises: a failing hook or rule becomes an ``internal-error`` finding."""
+    from .facts import bundle_facts
+    from .versions_analysis import analyse
+
+    findings = []
+    view = dataclasses.replace(repo, bundles=[bundle])
+    op = repo.operators.get(bundle.operator) if bundle.operator else None
+    if op is not None and repo.bundle_refs:
+        view.operators = dict(repo.operators)
+        view.operators[bundle.operator] = dataclasses.replace(op, bundles=SiblingBundles(repo, bundle))
+    saved = ctx.repo
+    ctx.repo = view
+    try:
+        findings += prepare(view, ctx, bundle.rel)
+        for fn in CHECKS["prepare_bundle"]:
+            try:
+                fn(bundle, ctx)
+            except Exception as e:
+                findings.append(_internal(bundle.rel, fn, e))
+        if checked:
+            findings += check_bundle(bundle, ctx)
+        else:
+            try:
+                analyse(bundle, ctx)  # context bundles: version facts only
+            except Exception as e:
+                findings.append(_internal(bundle.rel, analyse, e))
+        facts = None
+        try:
+            facts = bundle_facts(bundle, checked)
+        except Exception as e:
+            findings.append(_internal(bundle.rel, bundle_facts, e))
+    finally:
+        ctx.repo = saved
+    return BundleResult(bundle.rel, findings, facts, ignore_lines(bundle.files))
+
+
 def run(repo: Repository, ctx: Context) -> list:
+    """Check a repository whose bundles are all loaded (``discover.discover``). ``prepare``
+    hooks see every bundle at once here. Same findings as ``run_stream``."""
     load_all()
     ctx.repo = repo
     findings = list(repo.problems)
+    findings += prepare_repo(repo, ctx)
     findings += prepare(repo, ctx)
     checked = set(repo.checked) if repo.checked else None
     from .facts import bundle_facts
@@ -100,6 +229,11 @@ def run(repo: Repository, ctx: Context) -> list:
     repo.facts = []
     for b in repo.bundles:
         is_checked = checked is None or b.rel in checked
+        for fn in CHECKS["prepare_bundle"]:
+            try:
+                fn(b, ctx)
+            except Exception as e:
+                findings.append(_internal(b.rel, fn, e))
         if is_checked:
             findings += check_bundle(b, ctx)
         else:
@@ -115,12 +249,80 @@ def run(repo: Repository, ctx: Context) -> list:
     return settle(findings, ctx, _line_lookup(repo))
 
 
+def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:
+    """Check a planned repository (``discover.plan``) bundle by bundle: each bundle is loaded,
+    checked and reduced to a ``BundleResult`` (in ``jobs`` worker processes when > 1), then
+    dropped, so memory stays flat however large the catalog. ``cache`` (``cache.Cache``)
+    answers unchanged bundles without loading them. Repository rules then run in this process
+    on ``repo.facts``. Returns the settled findings; ``repo.facts`` holds every bundle's facts
+    in ``repo.bundle_refs`` order."""
+    from .parallel import map_bundles
+
+    load_all()
+    ctx.repo = repo
+    findings = list(repo.problems)
+    findings += prepare_repo(repo, ctx)
+    checked = set(repo.checked) if repo.checked else None
+    refs = repo.bundle_refs
+    tasks = [(i, ref, checked is None or ref.rel in checked) for i, ref in enumerate(refs)]
+    results: list = [None] * len(tasks)
+    todo = tasks
+    if cache is not None:
+        todo = []
+        for t in tasks:
+            hit = cache.get(t[1], t[2], repo, ctx)
+            if hit is not None:
+                results[t[0]] = hit
+            else:
+                todo.append(t)
+    done = len(tasks) - len(todo)
+    if progress is not None:
+        progress(done, len(tasks))
+    for i, res in map_bundles(todo, repo, ctx, jobs):
+        results[i] = res
+        if cache is not None:
+            cache.put(refs[i], tasks[i][2], repo, ctx, res)
+        done += 1
+        if progress is not None:
+            progress(done, len(tasks))
+    if cache is not None:
+        cache.flush()
+        repo.extra["cache_stats"] = {"hits": cache.hits, "misses": cache.misses}
+    repo.facts = []
+    ignores: dict = {}
+    for res in results:
+        findings += res.findings
+        if res.facts is not None:
+            repo.facts.append(res.facts)
+        for path, lines in res.ignores.items():
+            ignores.setdefault(path, {}).update(lines)
+    findings += check_repo(repo, ctx)
+    loose = {f.rel: f for f in _repo_files(repo)}
+
+    def line(path: str, n: int) -> str:
+        got = ignores.get(path)
+        if got is not None:
+            return got.get(n, "")
+        f = loose.get(path)
+        return f.line_text(n) if f is not None else ""
+
+    return settle(findings, ctx, line)
+
+
+def _repo_files(repo: Repository) -> list:
+    out = list(repo.loose_files)
+    for op in repo.operators.values():
+        if op.ci_file is not None:
+            out.append(op.ci_file)
+    return out
+
+
 def _line_lookup(repo: Repository):
     files = {}
     for b in repo.bundles:
         for f in b.files:
             files[f.rel] = f
-    for f in repo.loose_files:
+    for f in _repo_files(repo):
         files[f.rel] = f
 
     def line(path: str, n: int) -> str:

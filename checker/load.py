@@ -171,6 +171,28 @@ def _entries(path: str) -> list:
         return []
 
 
+def load_metadata(reader: Reader, path: str) -> Bundle:
+    """A bundle with only ``metadata/annotations.yaml`` read (package, channels, label)."""
+    b = Bundle(path=path, rel=reader.rel(path))
+    for name in ("annotations.yaml", "annotations.yml"):
+        fp = os.path.join(path, "metadata", name)
+        if os.path.lexists(fp):
+            _annotations(b, reader.yaml_file(fp, skip=False))
+            b.metadata_files.append(b.annotations_file)
+            b.files.append(b.annotations_file)
+            break
+    return b
+
+
+def _annotations(b: Bundle, sf: SourceFile) -> None:
+    b.annotations_file = sf
+    doc = sf.documents[0] if sf.documents else None
+    ann = doc.get("annotations") if isinstance(doc, Mapping) else None
+    if isinstance(ann, Mapping):
+        b.annotations = ann
+        b.mediatype = ann.str("operators.operatorframework.io.bundle.mediatype.v1")
+
+
 def load_bundle(reader: Reader, path: str) -> Bundle:
     """Read one bundle directory (registry+v1, k8s+v1/plain, or half of one)."""
     b = Bundle(path=path, rel=reader.rel(path))

@@ -189,6 +189,17 @@ class Bundle:
 
 
 @dataclass
+class BundleRef:
+    """A bundle directory found but not loaded yet (``discover.plan``); the engine loads it
+    when it checks it (``discover.load_ref``), one at a time."""
+
+    path: str  # absolute directory
+    rel: str  # display path
+    operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
+    version_dir: Optional[str] = None
+
+
+@dataclass
 class Operator:
     """operators/<name>/ in a catalog repository."""
 
@@ -204,7 +215,8 @@ class Repository:
     """What was checked: its root, bundles, loose manifests, catalog-repository parts."""
 
     root: str
-    bundles: list = field(default_factory=list)  # every bundle found (checked or context)
+    bundles: list = field(default_factory=list)  # every bundle loaded (checked or context); empty while streaming
+    bundle_refs: list = field(default_factory=list)  # BundleRef of every bundle found (checked or context)
     checked: list = field(default_factory=list)  # bundle rel paths to report on (None: all)
     operators: dict = field(default_factory=dict)  # name -> Operator
     catalog_sources: list = field(default_factory=list)  # Manifest

@@ -17,6 +17,20 @@ def bundle_entry(b) -> dict:
     }
 
 
+def facts_entry(f) -> dict:
+    """The report's entry for a bundle, from its ``BundleFacts`` (the bundle itself is gone
+    by the time the report is built)."""
+    return {
+        "path": f.rel,
+        "package": f.package,
+        "csv": f.csv_name,
+        "mediatype": f.mediatype,
+        "ocp_label": f.label,
+        "ocp_versions": list(f.ocp_versions),
+        "ocp_installable": list(f.ocp_installable),
+    }
+
+
 def build(bundles: list, findings: list) -> dict:
     """The JSON report (the documented contract)."""
     counts = {"error": 0, "warning": 0, "info": 0}

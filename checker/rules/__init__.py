@@ -16,10 +16,32 @@ Two ways to add rules:
 * ``define(...)`` for each id a family produces, plus ``@check("bundle")`` on the one
   function that yields them (when several ids come out of one analysis).
 
-Scopes: ``bundle`` functions get ``(bundle, ctx)`` for each checked bundle; ``repo``
-functions get ``(repo, ctx)`` once (catalog-wide rules: graphs, FBC, CatalogSources);
-``prepare`` functions run before everything on ``(repo, ctx)`` and may attach derived
-facts to the model's ``extra`` dicts (never findings).
+Scopes, in the order they run (``checker.engine``):
+
+* ``prepare_repo`` -- ``(repo, ctx)``, once per run, in the main process, on the *planned*
+  repository (``discover.plan``: ``repo.bundle_refs``, operators with ci.yaml, catalogs,
+  loose files; no bundle loaded, ``repo.bundles`` is empty). Reads what many bundles share
+  (e.g. FBC catalogs) once and stores it on ``repo.extra`` / ``repo.operators`` /
+  ``repo.catalogs``. What it stores must be picklable: worker processes receive it.
+* ``prepare`` -- ``(repo, ctx)`` for each bundle, in the process checking it, before version
+  analysis. ``repo`` is a view of the repository whose ``bundles`` holds *only the bundle
+  being processed* (``repo.bundles`` is never the whole catalog), so the hook loops over
+  ``repo.bundles`` and applies the shared data to it, e.g. ``bundle.extra["catalog_ocp"]``.
+  (When a caller loads everything with ``discover.discover`` and runs ``engine.run``, the
+  view holds every bundle; the hook must not care.)
+* ``prepare_bundle`` -- ``(bundle, ctx)``, the same moment as ``prepare`` but for one
+  bundle; ``ctx.repo`` is the view above. Prefer it for new per-bundle preparation.
+* ``bundle`` -- ``(bundle, ctx)`` for each checked bundle (after version analysis).
+* ``repo`` -- ``(repo, ctx)`` once, in the main process, after every bundle: catalog-wide
+  rules (graphs, FBC, CatalogSources). Bundles are gone by then (checked one at a time, in
+  worker processes, and dropped): read ``repo.facts`` (``BundleFacts``, ``checker.facts``),
+  never bundle manifests. A sharded audit (``--shard I/N``) gives a shard whole operators,
+  so a repo rule must only compare bundles of the same operator (or files outside bundles).
+
+Prepare hooks attach derived facts to the model's ``extra`` dicts (never findings). A
+bundle's cached result (``--cache``) is keyed by its files, its operator's ``ci.yaml`` and
+``catalogs/*/<operator>/`` files, the config and the tool: a prepare hook that makes a
+bundle depend on anything else must add it to ``checker.cache.operator_inputs``.
 """
 from __future__ import annotations
 
@@ -64,7 +86,7 @@ class Rule:
 
 
 RULES: dict = {}
-CHECKS: dict = {"prepare": [], "bundle": [], "repo": []}
+CHECKS: dict = {"prepare_repo": [], "prepare": [], "prepare_bundle": [], "bundle": [], "repo": []}
 
 
 def define(id: str, severity: str, summary: str, explanation: str = "", category: str = "format",

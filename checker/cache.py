@@ -1,0 +1,229 @@
+"""The result cache (``--cache DIR``): an unchanged bundle is not loaded again.
+
+A bundle's ``BundleResult`` (raw findings, facts, ignore-comment lines) is stored under a key
+made of:
+
+* the content of every file and directory entry of the bundle directory that the loader and
+  the rules look at (``manifests/``, ``metadata/``, the Dockerfiles, the listing itself);
+* its operator's repository-level inputs (``operator_inputs``: ``operators/<op>/ci.yaml``
+  and ``catalogs/*/<op>/`` files), which prepare hooks apply to the bundle;
+* the tool: its version and a digest of its own code and data files (a rule edited in a
+  development checkout invalidates the cache too);
+* the run's settings: config signature, OCP table and API table signatures, profile,
+  ``--ocp`` target, whether the bundle is checked or context, its display path, the checked
+  tree's root.
+
+Severities, inline ignores and repository rules are settled after the cache, on every run,
+so they are never stale. File contents are hashed once: a stat index (path, size, mtime,
+ctime, inode -> sha256, as git's index does) lets a warm run skip reading unchanged files;
+entries written within two seconds of a file's modification are not trusted later.
+
+Storage: one SQLite database, ``DIR/olm-check-cache.sqlite``, written by the main process
+only. The stored results are Python pickles: point ``--cache`` only at a directory you
+trust, as you would a build cache (a GitHub Actions cache restored for the same branch).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sqlite3
+import stat
+import time
+from typing import Optional
+
+from . import __version__
+
+SCHEMA = 1
+_CODE_DIGEST: Optional[str] = None
+
+
+def code_digest() -> str:
+    """sha256 over olm-check's own source and data files (computed once per process)."""
+    global _CODE_DIGEST
+    if _CODE_DIGEST is None:
+        h = hashlib.sha256(__version__.encode())
+        base = os.path.dirname(os.path.abspath(__file__))
+        for dirpath, dirnames, files in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for f in sorted(files):
+                if f.endswith((".py", ".yaml", ".yml", ".json")):
+                    p = os.path.join(dirpath, f)
+                    h.update(os.path.relpath(p, base).encode())
+                    with open(p, "rb") as fh:
+                        h.update(hashlib.sha256(fh.read()).digest())
+        _CODE_DIGEST = h.hexdigest()
+    return _CODE_DIGEST
+
+
+class Cache:
+    FILE = "olm-check-cache.sqlite"
+
+    def __init__(self, directory: str):
+        os.makedirs(directory, exist_ok=True)
+        self.path = os.path.join(directory, self.FILE)
+        self.db = sqlite3.connect(self.path, timeout=60)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, st TEXT, digest BLOB)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, data BLOB, used REAL)")
+        row = self.db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
+        if row is None or row[0] != str(SCHEMA):
+            self.db.execute("DELETE FROM files")
+            self.db.execute("DELETE FROM results")
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+        self.db.commit()
+        self._index = {p: (st, d) for p, st, d in self.db.execute("SELECT path, st, digest FROM files")}
+        self._new_files: dict = {}
+        self._new_results: list = []
+        self._keys: dict = {}  # rel -> key computed by get() for put()
+        self._run_sig: Optional[bytes] = None
+        self._op_inputs: dict = {}
+        self.hits = self.misses = 0
+        self.started = time.time()
+
+    # -- file digests ------------------------------------------------------------------------
+    def file_digest(self, path: str, st: os.stat_result) -> bytes:
+        sig = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        got = self._index.get(path)
+        if got is not None and got[0] == sig:
+            return got[1]
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as fh:
+                while True:
+                    chunk = fh.read(1 << 20)
+                    if not chunk:
+                        break
+                    h.update(chunk)
+        except OSError as e:
+            h.update(f"unreadable:{e.errno}".encode())
+            return h.digest()
+        d = h.digest()
+        # racily clean: a file modified within 2 s of now may change again unseen
+        if st.st_mtime_ns < (self.started - 2) * 1e9:
+            self._new_files[path] = (sig, d)
+            self._index[path] = (sig, d)
+        return d
+
+    def _entry(self, h, path: str, name: str, depth: int) -> None:
+        """Hash one directory entry (and, for ``depth`` > 0, a directory's entries)."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            h.update(f"?{name}\0".encode())
+            return
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            h.update(f"L{name}\0{target}\0".encode())
+            try:
+                st = os.stat(path)
+            except OSError:
+                h.update(b"broken\0")
+                return
+            real = os.path.realpath(path)
+            h.update(real.encode() + b"\0")
+        if stat.S_ISDIR(st.st_mode):
+            h.update(f"D{name}\0".encode())
+            if depth > 0:
+                try:
+                    names = sorted(os.listdir(path))
+                except OSError:
+                    names = []
+                for n in names:
+                    self._entry(h, os.path.join(path, n), n, depth - 1)
+                h.update(b"/\0")
+        elif stat.S_ISREG(st.st_mode):
+            h.update(f"F{name}\0{st.st_size}\0".encode())
+            h.update(self.file_digest(path, st))
+        else:
+            h.update(f"S{name}\0{st.st_mode}\0".encode())
+
+    def bundle_digest(self, path: str) -> bytes:
+        """The bundle directory: its entries, and the entries of its subdirectories
+        (``manifests/``, ``metadata/``: one level, as the loader reads them)."""
+        h = hashlib.sha256(b"bundle\0")
+        self._entry(h, path, ".", 2)
+        return h.digest()
+
+    def operator_inputs(self, repo, operator: Optional[str]) -> bytes:
+        """Repository-level files that prepare hooks apply to an operator's bundles."""
+        got = self._op_inputs.get(operator)
+        if got is not None:
+            return got
+        h = hashlib.sha256(b"operator\0")
+        op = repo.operators.get(operator) if operator else None
+        if op is not None:
+            self._entry(h, os.path.join(op.path, "ci.yaml"), "ci.yaml", 0)
+            catalogs = os.path.join(os.path.dirname(os.path.dirname(op.path)), "catalogs")
+            try:
+                releases = sorted(os.listdir(catalogs))
+            except OSError:
+                releases = []
+            for r in releases:
+                d = os.path.join(catalogs, r, operator)
+                if os.path.lexists(d):
+                    self._entry(h, d, f"{r}/{operator}", 1)
+            # bundle rules may read sibling bundles' annotations (engine.SiblingBundles)
+            for ref in repo.bundle_refs:
+                if ref.operator == operator:
+                    h.update(ref.rel.encode() + b"\0")
+                    self._entry(h, os.path.join(ref.path, "metadata"), "metadata", 1)
+        got = self._op_inputs[operator] = h.digest()
+        return got
+
+    def run_signature(self, repo, ctx) -> bytes:
+        if self._run_sig is None:
+            reader = repo.extra.get("reader")
+            parts = [f"schema={SCHEMA}", code_digest(), ctx.config.signature(), ctx.ocp.signature(),
+                     ctx.profile, repr(ctx.target), getattr(reader, "root", ""), getattr(reader, "display_base", ""),
+                     repr(repo.is_catalog_repo)]
+            self._run_sig = hashlib.sha256("\0".join(parts).encode()).digest()
+        return self._run_sig
+
+    def key(self, ref, checked: bool, repo, ctx) -> bytes:
+        h = hashlib.sha256(self.run_signature(repo, ctx))
+        h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0".encode())
+        h.update(self.operator_inputs(repo, ref.operator))
+        h.update(self.bundle_digest(ref.path))
+        return h.digest()
+
+    # -- results ------------------------------------------------------------------------------
+    def get(self, ref, checked: bool, repo, ctx):
+        k = self.key(ref, checked, repo, ctx)
+        self._keys[(ref.rel, checked)] = k
+        row = self.db.execute("SELECT data FROM results WHERE key=?", (k,)).fetchone()
+        if row is None:
+            self.misses += 1
+            return None
+        try:
+            res = pickle.loads(row[0])
+        except Exception:  # a damaged entry is a miss
+            self.misses += 1
+            return None
+        self.hits += 1
+        return res
+
+    def put(self, ref, checked: bool, repo, ctx, result) -> None:
+        k = self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx)
+        self._new_results.append((k, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), time.time()))
+        if len(self._new_results) >= 500:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._new_files:
+            self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
+                                [(p, sig, d) for p, (sig, d) in self._new_files.items()])
+            self._new_files = {}
+        if self._new_results:
+            self.db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", self._new_results)
+            self._new_results = []
+        self.db.commit()
+
+    def close(self) -> None:
+        self.flush()
+        self.db.close()
