@@ -60,6 +60,14 @@ class Grant:
 
 
 def grants(bundle: Bundle) -> list:
+    """Every RBAC rule of the bundle (computed once per bundle, kept in ``bundle.extra``)."""
+    cached = bundle.extra.get("rbac_grants")
+    if cached is None:
+        cached = bundle.extra["rbac_grants"] = _grants(bundle)
+    return cached
+
+
+def _grants(bundle: Bundle) -> list:
     out = []
     cs = csv_spec(bundle)
     if cs is not None:
