@@ -23,4 +23,7 @@ RUN pip install --no-cache-dir . \
 
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 USER root
+# `docker run --rm -v "$PWD:/work" IMAGE path/to/bundle`: paths are relative to the mount.
+# (GitHub runs the action with --workdir /github/workspace, so this changes nothing there.)
+WORKDIR /work
 ENTRYPOINT ["python", "/opt/olm-check/entrypoint.py"]

@@ -211,11 +211,16 @@ def pr_shape(repo: Repository, ctx):
                       "image is already in catalogs and on clusters), so the catalog's CI refuses the change. Add a "
                       "new version directory (with spec.replaces or skips pointing at this one) instead.")
 
-    if len(added) > 1:
-        names = [s for s, _ in added]
-        yield finding(RID, added[1][1], None,
-                      f"this pull request adds {len(added)} bundles ({_names(names)}); the catalog's CI builds and "
-                      "releases one bundle per pull request. Submit one version per pull request, oldest first.")
+    per_op: dict = {}
+    for sub, where in added:  # several operators are reported above; here: versions of one
+        per_op.setdefault(sub.split("/")[1], []).append((sub, where))
+    for op_name, items in sorted(per_op.items()):
+        if len(items) > 1:
+            names = [s for s, _ in items]
+            yield finding(RID, items[1][1], None,
+                          f"this pull request adds {len(items)} bundles of {op_name} ({_names(names)}); the catalog's CI "
+                          "builds and releases one bundle per pull request. Submit one version per pull request, "
+                          "oldest first.")
 
     real_deleted = [(s, w) for s, w in deleted if s not in renamed_from]
     if added and real_deleted:
