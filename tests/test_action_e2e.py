@@ -80,9 +80,11 @@ def sync_pull(fake: FakeGitHub, ws: Path, base: str, head: str, number: int = 1)
 
 
 def run_action(fake: FakeGitHub, tmp_path: Path, ws: Path, name: str, number=1, event_name="pull_request",
-               token=None, inputs=None, payload=None):
+               token=None, inputs=None, payload=None, rewrite_event=None):
     run_dir = tmp_path / name
     env = fake.actions_env(run_dir, number, workspace=ws, event_name=event_name, token=token, payload=payload)
+    if rewrite_event is not None:  # an event the fake has no schema for (workflow_run)
+        Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(rewrite_event))
     # what the runner sets for the action's inputs (action.yml defaults)
     env.update({"INPUT_PATH": ".", "INPUT_OCP_VERSIONS": "", "INPUT_PROFILE": "", "INPUT_FAIL_ON": "",
                 "INPUT_CONFIG": "", "INPUT_REVIEW_COMMENTS": "true", "INPUT_CHECK_RUN": "true",
@@ -358,3 +360,36 @@ def test_bad_inputs_are_usage_errors(fake_github, tmp_path):
     r = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_FAIL_ON": "sometimes"})
     assert r["rc"] == 2 and "fail_on" in r["stdout"]
     assert not fake.requests
+
+
+def test_fork_safe_second_workflow_on_workflow_run(fake_github, tmp_path):
+    """The README's two-workflow pattern: the privileged `workflow_run` job checks out the
+    PR head as data (shallow, in a subdirectory) and names the PR with the pull_request input."""
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    job = tmp_path / "job"
+    job.mkdir()
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{ws}", str(job / "pr")],
+                   check=True, capture_output=True)
+    # workflow_run payloads are not in the vendored webhook cut: the fields olm-check reads
+    payload = {"action": "completed", "workflow_run": {"id": 99, "head_sha": head, "pull_requests": [],
+                                                       "event": "pull_request", "conclusion": "success"}}
+    fake.add_commit(head, [base])
+    env_pr = fake.pulls[1]
+    env_pr_event = fake.push_event(before=base, after=head)
+    r = run_action(fake, tmp_path, job, "run", number=None, event_name="push", payload=env_pr_event,
+                   inputs={"GITHUB_EVENT_NAME": "workflow_run", "INPUT_PATH": "pr", "INPUT_PULL_REQUEST": "1",
+                           "GITHUB_SHA": base},
+                   rewrite_event=payload)
+    assert r["rc"] == 1, r["stderr"]
+    assert [b["path"] for b in r["report"]["bundles"]] == [NEW]
+    assert fake.calls("pulls/get") and fake.calls("pulls/list-files")
+    assert len(fake.check_runs_for(head, "olm-check")) == 1
+    assert len(fake.review_comments_for(1)) == 30 and len(fake.issue_comments_for(1)) == 1
+    assert (job / "olm-check-report.json").exists()
+    assert env_pr.head_sha == head and fake.violations == []
+    bad = run_action(fake, tmp_path, job, "run2", number=None, event_name="push", payload=env_pr_event,
+                     inputs={"GITHUB_EVENT_NAME": "workflow_run", "INPUT_PATH": "pr", "INPUT_PULL_REQUEST": "1; rm -rf /"},
+                     rewrite_event=payload)
+    assert bad["rc"] == 2 and "not a pull request number" in bad["stdout"]

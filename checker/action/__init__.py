@@ -106,6 +106,31 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
     return out
 
 
+def resolve_pull(env: ActionEnv, gh: Optional[GitHub], notes: list) -> None:
+    """``workflow_run`` (the fork-safe second workflow): the pull request comes from the
+    ``pull_request`` input or the event; its head and base from the API. The commit reported
+    on is the one the triggering run checked (``workflow_run.head_sha``)."""
+    from .env import PullRequest
+
+    if gh is None:
+        raise ActionError("input pull_request needs a token (github_token) to read the pull request")
+    try:
+        pr = gh.get(f"pulls/{env.pull_number}")
+    except ApiError as e:
+        raise ActionError(f"pull request {env.pull_number} cannot be read ({e.status} {e.message})") from None
+    head, base = pr.get("head") or {}, pr.get("base") or {}
+    head_sha = env.run_head_sha or head.get("sha")
+    if not isinstance(head_sha, str) or not isinstance(base.get("sha"), str):
+        raise ActionError(f"pull request {env.pull_number}: GitHub's answer has no head/base commit")
+    if env.run_head_sha and head.get("sha") and head.get("sha") != env.run_head_sha:
+        notes.append(f"The pull request has moved on to {head['sha'][:12]}; this report is for {env.run_head_sha[:12]}, "
+                     "the commit the triggering run checked.")
+    repo_name = lambda side: (side.get("repo") or {}).get("full_name") if isinstance(side.get("repo"), dict) else None
+    cf = pr.get("changed_files")
+    env.pull = PullRequest(env.pull_number, head_sha, base["sha"], repo_name(head), repo_name(base),
+                           cf if isinstance(cf, int) else None)
+
+
 def _target(env: ActionEnv) -> Optional[list]:
     if not env.ocp_versions:
         return None
@@ -135,12 +160,14 @@ def run_action(environ) -> int:
 
     gh = GitHub(env.api_url, env.repository, env.token, log=log) if env.token and env.repository else None
     notes: list = []
-    if env.pull is not None and env.event_name == "pull_request_target":
+    if env.pull is None and env.pull_number is not None:
+        resolve_pull(env, gh, notes)
+    if env.pull is not None and env.event_name in ("pull_request_target", "workflow_run"):
         here = _git(root, "rev-parse", "HEAD")
         if here and here != env.pull.head_sha:
             notes.append(f"⚠️ The workspace holds {here[:12]}, not the pull request's head {env.pull.head_sha[:12]}: "
-                         "with `pull_request_target`, check out `github.event.pull_request.head.sha` (olm-check only "
-                         "reads it, never runs it) or the base branch's files are what gets checked.")
+                         f"with `{env.event_name}`, check out the pull request's head commit (olm-check only reads it, "
+                         "never runs it) or the base branch's files are what gets checked.")
     ch = find_changes(env, gh, root)
     notes += ch.notes
     if ch.changes is not None:

@@ -72,6 +72,8 @@ class ActionEnv:
     pull: Optional[PullRequest] = None
     push_before: Optional[str] = None
     push_after: Optional[str] = None
+    pull_number: Optional[int] = None  # workflow_run: the PR to report on (input or event)
+    run_head_sha: Optional[str] = None  # workflow_run: the commit the triggering run checked
 
     @classmethod
     def from_environ(cls, environ) -> "ActionEnv":
@@ -99,6 +101,11 @@ class ActionEnv:
         env.summary_comment = _bool(environ.get("INPUT_SUMMARY_COMMENT"), "summary_comment", True)
         env.sarif_file = inp("sarif_file")
         env.report_file = inp("report_file") or "olm-check-report.json"
+        number = inp("pull_request")
+        if number is not None:
+            if not number.strip().isdigit():
+                raise ActionError(f"input pull_request: '{number}' is not a pull request number")
+            env.pull_number = int(number.strip())
         env.output_file = environ.get("GITHUB_OUTPUT") or None
         env.summary_file = environ.get("GITHUB_STEP_SUMMARY") or None
         if env.profile and env.profile not in ("community", "certified", "operatorhub", "minimal"):
@@ -127,6 +134,12 @@ class ActionEnv:
                 br = (base.get("repo") or {}).get("full_name") if isinstance(base.get("repo"), dict) else None
                 cf = pr.get("changed_files")
                 self.pull = PullRequest(number, head["sha"], base["sha"], hr, br, cf if isinstance(cf, int) else None)
+        elif self.event_name == "workflow_run" and isinstance(ev.get("workflow_run"), dict):
+            wr = ev["workflow_run"]
+            self.run_head_sha = wr.get("head_sha") if isinstance(wr.get("head_sha"), str) else None
+            prs = [p for p in wr.get("pull_requests") or [] if isinstance(p, dict)]
+            if self.pull_number is None and prs and isinstance(prs[0].get("number"), int):
+                self.pull_number = prs[0]["number"]  # empty for pull requests from forks
         elif self.event_name == "push":
             b, a = ev.get("before"), ev.get("after")
             self.push_before = b if isinstance(b, str) and b != ZERO_SHA else None
@@ -138,7 +151,7 @@ class ActionEnv:
         pull_request and the base for pull_request_target), else the pushed commit."""
         if self.pull is not None:
             return self.pull.head_sha
-        return self.push_after or self.sha
+        return self.push_after or self.run_head_sha or self.sha
 
     def workspace_path(self, rel: str) -> str:
         return rel if os.path.isabs(rel) else os.path.join(self.workspace, rel)
