@@ -13,7 +13,7 @@ ocp_releases:                 # add or override OpenShift releases (ocp.yaml for
   - {ocp: "4.24", kube: "1.37", ga: false}
 apis:                         # extra removed/introduced API entries (apis.yaml format)
   removed: []
-limits: {max_file_mib: 16, max_depth: 64, max_alias_nodes: 100000}
+limits: {max_file_mib: 16, max_depth: 128, max_alias_nodes: 100000}
 categories: [...]             # the allowed CSV categories (replaces the standard set)
 catalogsource_schema: legacy  # legacy | proposed
 ```

@@ -46,9 +46,12 @@ class Reader:
                 r = path
         return r.replace(os.sep, "/")
 
+    # further trees the user named explicitly (paths outside ``root``; set by ``discover.plan``)
+    extra_roots: tuple = ()
+
     def inside(self, path: str) -> bool:
         real = os.path.realpath(path)
-        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
+        return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in (self.root, *self.extra_roots))
 
     def read_bytes(self, path: str, sf: SourceFile) -> Optional[bytes]:
         """The file's bytes, or None with a problem recorded on ``sf``."""

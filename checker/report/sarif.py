@@ -44,7 +44,7 @@ def render(report, findings, rules) -> str:
             "message": {"text": _sentence(f.message)},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": _artifact(f.path),
                     "region": {"startLine": max(1, f.line), "startColumn": max(1, f.column)},
                 }
             }],
@@ -81,3 +81,16 @@ def _uri(path: str) -> str:
     from urllib.parse import quote
 
     return quote(path.replace("\\", "/").lstrip("/"), safe="/-._~")
+
+
+def _artifact(path: str) -> dict:
+    """A repository-relative path is relative to %SRCROOT%. A path outside the repository
+    (absolute, or '../' as the user gave it) becomes an absolute file URI: a relative URI must
+    not climb out of its base."""
+    import os
+    from pathlib import Path
+
+    p = path.replace("\\", "/")
+    if os.path.isabs(path) or p == ".." or p.startswith("../"):
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    return {"uri": _uri(p), "uriBaseId": "%SRCROOT%"}

@@ -45,7 +45,7 @@ define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True
 
 define("yaml-limits", "error", "A file is refused: too large, too deep, an alias bomb, binary, not UTF-8, or a symlink out of the tree", """
     What: olm-check refuses to read a file that is larger than its size limit (16 MiB by
-    default), nests deeper than its depth limit (64), expands aliases past its limit (an
+    default), nests deeper than its depth limit (128), expands aliases past its limit (an
     "alias bomb"), is binary or not UTF-8, or is a symbolic link pointing outside the checked
     tree.
 
