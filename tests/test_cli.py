@@ -363,6 +363,16 @@ def test_paths_relative_to_the_current_directory_outside_git(findings_tree, tmp_
     assert [b["path"] for b in data["bundles"]] == [absolute]
 
 
+def test_a_second_path_outside_the_first_ones_tree_is_read(findings_tree, catalog_tree):
+    """Every path named on the command line is part of the checked tree, wherever it is."""
+    _git(catalog_tree, "init", "-q", "-b", "main")
+    data = report(".", os.path.join(findings_tree, "closed"), cwd=catalog_tree)
+    closed = os.path.join(findings_tree, "closed")
+    assert closed in [b["path"] for b in data["bundles"]]
+    assert ("yaml-duplicate-key", closed + "/manifests/settings.yaml", 8, "error") in keyed(data)
+    assert "yaml-limits" not in {f["rule"] for f in data["findings"]}
+
+
 # -- --changed-since in a real git repository ------------------------------------------------
 
 def test_changed_since_checks_only_what_changed_three_dot(catalog_tree):
