@@ -182,3 +182,12 @@ def test_a_csv_that_is_not_a_mapping_is_left_to_manifest_invalid(copy_fixture):
     res = check(["."])
     assert not [f for f in res.findings if f.rule == "internal-error"]
     assert os.path.exists(CSV)
+
+
+def test_documented_only_fields_can_be_made_optional(bundle):
+    res = bundle(("  labels:\n    operated-by: example-operator\n", ""), ("    capabilities: Basic Install\n", ""))
+    assert sorted(f.message.split(" is missing")[0] for f in _of(res, "csv-required-fields")) == [
+        "spec.labels", "the capabilities annotation"]
+    with open(".olm-check.yaml", "w") as fh:
+        fh.write("options:\n  csv-required-fields:\n    optional: [spec.labels, capabilities]\n")
+    assert not _of(check(["."]), "csv-required-fields")

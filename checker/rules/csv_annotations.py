@@ -22,7 +22,7 @@ from ..nodes import Mapping, Scalar, Sequence
 from . import finding, rule
 from .csv_common import (
     data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
-    owned_crds, pos_in, shown, text, the_csv,
+    owned_crds, pos_in, scalar_positions, shown, text, the_csv,
 )
 
 ALM = "alm-examples"
@@ -89,8 +89,9 @@ def alm_examples(bundle: Bundle, ctx):
             return
         else:
             items = json_array_items(node.value)
+        positions = scalar_positions(sf, node) or []
         for off, item in items:
-            ln, col = pos_in(sf, node, off)
+            ln, col = pos_in(sf, node, off, positions)
             if not isinstance(item, dict):
                 yield finding(AE, sf, None, f"an example in {key} is {json_type(item)}; each example must be a JSON object with apiVersion, kind and metadata.",
                               line=ln, column=col)

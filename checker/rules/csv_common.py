@@ -264,10 +264,10 @@ def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
     return pos
 
 
-def pos_in(sf: SourceFile, node: Scalar, index: int) -> tuple:
+def pos_in(sf: SourceFile, node: Scalar, index: int, positions: Optional[list] = None) -> tuple:
     """(line, column) of character ``index`` of a string scalar (the scalar's own position
-    when it cannot be mapped)."""
-    p = scalar_positions(sf, node)
+    when it cannot be mapped). ``positions``: scalar_positions(sf, node), when already known."""
+    p = positions if positions is not None else scalar_positions(sf, node)
     if not p:
         return node.line, node.col
     if index < len(p):

@@ -255,7 +255,9 @@ def csv_required_fields(bundle: Bundle, ctx):
     Warnings (documented as required, but nothing refuses the bundle): `spec.keywords`, the
     `capabilities` annotation, `spec.labels`.
     `maturity`, `replaces` and `selector` are optional. An empty value (`""`, `[]`) counts as
-    missing. A value that is there but malformed is `csv-metadata-format`.
+    missing. A value that is there but malformed is `csv-metadata-format`. A catalog that
+    does not want a documented-only field can name it in `.olm-check.yaml`:
+    `options: {csv-required-fields: {optional: [spec.labels, spec.keywords, capabilities]}}`.
 
     Why: OLM cannot install a CSV without its install strategy or install modes; the console
     shows the name, description, provider and maintainers on the OperatorHub tile and page;
@@ -277,6 +279,13 @@ def csv_required_fields(bundle: Bundle, ctx):
           installModes: [{type: AllNamespaces, supported: true}]
           install: {strategy: deployment, spec: {deployments: [...]}}
     """
+    optional = {str(x) for x in (ctx.option("csv-required-fields", "optional") or [])}
+    for f in _required(bundle, ctx):
+        if f is not None and f.message.split(" is missing", 1)[0].replace("the ", "").replace(" annotation", "") not in optional:
+            yield f
+
+
+def _required(bundle: Bundle, ctx):
     csv = the_csv(bundle)
     if csv is None:
         return
