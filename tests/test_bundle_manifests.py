@@ -260,3 +260,11 @@ def test_good_fixture_bundles_are_clean_for_these_rules(copy_fixture):
             assert [(f.rule, f.path, f.message) for f in res.findings if f.rule in MINE] == [], (rid, case)
             os.chdir(FIXTURES)
             shutil.rmtree(root)
+
+
+def test_no_missing_crd_when_a_manifest_does_not_parse(copy_fixture):
+    root = copy_fixture("bundles/good")
+    with open(os.path.join(root, "manifests", "example.com_widgets.yaml"), "a") as fh:
+        fh.write("  broken: [unclosed\n")
+    rules = {f.rule for f in check(["."]).findings}
+    assert "yaml-syntax" in rules and "owned-crd-missing" not in rules

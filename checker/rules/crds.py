@@ -5,6 +5,12 @@ OLM matches an owned CRD at install time by its exact `metadata.name` (`<plural>
 and requires the owned version to be served (the CSV's requirement check); operator-sdk's
 validator (operator-framework/api validateOwnedCRDs) matches group/version/kind instead.
 Both are reported, each with what fails where.
+
+Sources (operator-framework/operator-lifecycle-manager): the requirement check by name and
+served version, pkg/controller/operators/olm/requirements.go ("CRD version not served");
+the CRD update refused when a stored version vanishes, pkg/lib/crd/storage.go
+SafeStorageVersionUpgrade and pkg/controller/operators/catalog/step.go ("risk of data
+loss"). operator-sdk's checks: operator-framework/api pkg/validation/internal/bundle.go.
 """
 from __future__ import annotations
 
@@ -272,7 +278,8 @@ def crd_rules(bundle: Bundle, ctx):
             continue  # owned-crd-fields
         c = by_name.get(o.name)
         if c is None:
-            yield from _owned_missing(csv, o, firsts, owned_names, claimed)
+            if bundle.readable:  # else a file that did not parse may hold it: yaml-syntax says why
+                yield from _owned_missing(csv, o, firsts, owned_names, claimed)
             continue
         if o.kind and c.kind and o.kind != c.kind:
             yield finding("owned-crd-missing", csv.file, o.kind_node,
