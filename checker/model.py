@@ -284,7 +284,7 @@ class BundleFacts:
     ocp_versions: list = field(default_factory=list)
     ocp_installable: list = field(default_factory=list)
     max_ocp: Optional[str] = None
-    # CRDs in the bundle: name -> {"served": [versions], "storage": [versions], "pos": Pos}
+    # CRDs in the bundle: name -> {"served": [versions], "storage": [versions], "versions": [every listed version], "pos": Pos}
     crds: dict = field(default_factory=dict)
     owned_crds: list = field(default_factory=list)  # [(name, version, kind)]
     package_pos: Optional[Pos] = None  # the package annotation's value
