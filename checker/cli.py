@@ -162,10 +162,17 @@ def cmd_check(args) -> int:
     if args.jobs < 0:
         raise Usage("--jobs must be 0 (the number of cores) or more")
     jobs = args.jobs or default_jobs()
-    changed = changed_since(args.changed_since, repo_root(paths)) if getattr(args, "changed_since", None) else None
+    changes = None  # --changed-since: the change list (pr-shape reads it), three-dot plus the work tree
+    if getattr(args, "changed_since", None):
+        from .changes import ChangeError, git_changes
+
+        try:
+            changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
+        except ChangeError as e:
+            raise Usage(f"--changed-since {args.changed_since}: {e}")
     bar = Progress.make(args.progress)
     try:
-        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changed=changed,
+        res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changes=changes,
                     jobs=jobs, cache_dir=args.cache, shard=shard, progress=bar)
     except CheckError as e:
         raise Usage(str(e))
