@@ -393,3 +393,34 @@ def test_fork_safe_second_workflow_on_workflow_run(fake_github, tmp_path):
                      inputs={"GITHUB_EVENT_NAME": "workflow_run", "INPUT_PATH": "pr", "INPUT_PULL_REQUEST": "1; rm -rf /"},
                      rewrite_event=payload)
     assert bad["rc"] == 2 and "not a pull request number" in bad["stdout"]
+
+
+def test_suggestions_and_hostile_bundle_text(fake_github, tmp_path):
+    """A finding with a one-line fix becomes a GitHub suggestion; text from the bundle (here a
+    repeated key named to mention people and inject HTML and links) is inert everywhere."""
+    fake = fake_github
+    ws, base, _ = make_repo(tmp_path)
+    hostile = "@octocat <img src=x onerror=alert(1)> [x](https://evil.example) #1"
+
+    def edit(ws):
+        ann = ws / NEW / "metadata/annotations.yaml"
+        ann.write_text(ann.read_text().replace('com.redhat.openshift.versions: "v4.14"',
+                                               'com.redhat.openshift.versions: "4.14"'))
+        cm = ws / CM
+        cm.write_text(cm.read_text() + f"  {json.dumps(hostile)}: a\n  {json.dumps(hostile)}: b\n")
+
+    head = commit_overlay(ws, edit=edit, message="hostile")
+    sync_pull(fake, ws, base, head)
+    r = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_CHECK_RUN": "false"})
+    assert r["rc"] == 1
+    style = [f for f in r["report"]["findings"] if f["rule"] == "ocp-versions-style"]
+    assert style and style[0]["fix"] and "v4.14" in style[0]["fix"]["replacement"]
+    ann_comments = [c for c in fake.review_comments_for(1) if c.path.endswith("metadata/annotations.yaml")]
+    assert ann_comments and f"```suggestion\n{style[0]['fix']['replacement']}\n```" in ann_comments[0].body
+    hostile_findings = [f for f in r["report"]["findings"] if "octocat" in f["message"]]
+    assert hostile_findings and hostile_findings[0]["severity"] == "error"
+    bodies = [c.body for c in fake.review_comments_for(1)] + [c.body for c in fake.issue_comments_for(1)] + [r["summary"]]
+    assert any("octocat" in b for b in bodies[:-2])  # the hostile finding is inline
+    for b in bodies:
+        assert "@octocat" not in b and "<img" not in b and "](https://evil" not in b and "#1 " not in b
+    assert fake.violations == []

@@ -161,10 +161,20 @@ def comment_body(f) -> str:
 
 
 def inline_candidates(findings: list, right: dict) -> tuple:
-    """(inline, elsewhere): errors and warnings on RIGHT-side diff lines, most severe first,
-    at most MAX_INLINE, one per fingerprint; everything else goes to the summary."""
+    """(inline, elsewhere): errors and warnings on RIGHT-side diff lines, at most MAX_INLINE,
+    one per fingerprint; everything else goes to the summary. Order: most severe first; within
+    a severity, findings with a fix (a suggestion to accept) first, then files taken in turn
+    (one noisy file cannot take every slot)."""
     inline, seen = [], set()
+    rank: dict = {}
+    order = []
     for f in by_severity(findings):
+        if f.line in right.get(f.path, ()):
+            n = rank.get((f.severity, f.path), 0)
+            rank[(f.severity, f.path)] = n + 1
+            order.append((-SEVERITY_RANK.get(f.severity, 0), f.fix is None, n, f.path, f.line, f.column, f.rule, id(f), f))
+    order.sort(key=lambda t: t[:-1])
+    for *_key, f in order:
         if f.severity not in ("error", "warning") or len(inline) >= MAX_INLINE:
             continue
         if f.line in right.get(f.path, ()) and f.fingerprint() not in seen:
