@@ -20,6 +20,13 @@ SKIP_KEYS = frozenset({"openAPIV3Schema"})
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 
+def _printable(name: str) -> str:
+    """A display path that every report can carry: bytes that are not UTF-8 (surrogates
+    from the file system) as \\xNN, control characters (a newline in a file name) escaped."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in name)
+
+
 class Reader:
     """Reads files below ``root`` with the safety rules; one per run."""
 
@@ -44,7 +51,10 @@ class Reader:
                     break
             else:
                 r = path
-        return r.replace(os.sep, "/")
+        r = r.replace(os.sep, "/")
+        if not r.isprintable():
+            r = _printable(r)
+        return r
 
     # further trees the user named explicitly (paths outside ``root``; set by ``discover.plan``)
     extra_roots: tuple = ()

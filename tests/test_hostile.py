@@ -16,6 +16,9 @@ from typing import Callable, Optional
 import pytest
 
 from checker.api import check
+from checker.report import render
+from checker.report.markdown import summary
+from checker.rules import RULES
 from checker.yamlload import Limits
 
 from conftest import FIXTURES
@@ -92,6 +95,14 @@ def _fifo(path):
     os.mkfifo(path)
 
 
+def _weird_names(path):
+    """Files whose names are not UTF-8, hold a newline or a right-to-left override."""
+    d = os.path.dirname(path)
+    for name in (b"bad\xff\xfename.yaml", "new\nline.yaml".encode(), "rtl\u202eyaml.yaml".encode()):
+        with open(os.path.join(os.fsencode(d), name), "wb") as fh:
+            fh.write(b"a: [\n")
+
+
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n"
 PY_MARKER = "olm-check-pwned-marker"
 
@@ -159,6 +170,9 @@ CASES = [
          [("yaml-limits", "manifests/linked", 1, "error")]),
     Case("undefined-alias", {"manifests/cm.yaml": CM + "  c: *nowhere\n"},
          [("yaml-syntax", "manifests/cm.yaml", 7, "error")]),
+    Case("file-names", {"manifests/weird": _weird_names},
+         [("yaml-syntax", "manifests/bad\\xff\\xfename.yaml", 2, "error"), ("yaml-syntax", "manifests/new\\nline.yaml", 2, "error"),
+          ("yaml-syntax", "manifests/rtl\\u202eyaml.yaml", 2, "error")]),
     Case("mistagged-scalars", {"manifests/cm.yaml": CM + "  c: !!bool maybe\n  d: !!int ''\n"}, [],
          quiet=["manifests/cm.yaml"]),
 ]
@@ -213,6 +227,9 @@ def test_hostile_input_via_api(case, tmp_path, monkeypatch):
     res = check(["."])
     report = res.report
     assert json.loads(json.dumps(report)) == report  # the report is plain JSON
+    for fmt in ("text", "json", "sarif", "github"):  # every format renders, as valid UTF-8
+        render(fmt, report, res.findings, RULES).encode("utf-8")
+    summary(report, res.findings).encode("utf-8")
     _assert_case(case, report["findings"], report["bundles"], case.id + "/")
     # the run went on: the other bundle was checked and its finding reported
     assert OTHER_FINDING in [(f["rule"], f["path"], f["line"], f["severity"]) for f in report["findings"]]
