@@ -187,13 +187,6 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
     if not isinstance(lst, Sequence):
         yield finding(rule_id, sf, lst, f"spec.customresourcedefinitions.{which} must be a list of CRD entries (name, version, kind, displayName, description), not {lst.type_name()}; the API server rejects the CSV.")
         return
-    by_kind = {}
-    for m in bundle.crds:
-        sp = m.spec()
-        names = sp.get("names") if sp is not None else None
-        k = text(names.get("kind")) if isinstance(names, Mapping) else None
-        if k and m.name:
-            by_kind.setdefault(k, m.name)
     for entry in lst:
         if not isinstance(entry, Mapping):
             yield finding(rule_id, sf, entry, f"this {which} CRD entry is {entry.type_name()}, not a mapping with name, version and kind; the API server rejects the CSV. Write the entry as a mapping.")
@@ -204,7 +197,7 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
             if v is None:
                 hint = ""
                 if key == "name" and which == "owned":
-                    guess = by_kind.get(text(entry.get("kind")) or "")
+                    guess = _crd_name_for_kind(bundle, text(entry.get("kind")))
                     if guess:
                         hint = f" (the bundle's CRD for this kind is '{guess}')"
                 yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}' has no {key} ({what}){hint}; OLM cannot match the CRD without it and the install fails. Add {key}.", severity="error")
@@ -231,6 +224,16 @@ def _ui_text(rule_id, sf, entry: Mapping, what: str):
         yield finding(rule_id, sf, node or entry,
                       f"{what} has {' and '.join(lacking)}; the console shows them for this API and the CSV documentation requires both. Add {keys}.",
                       severity="warning")
+
+
+def _crd_name_for_kind(bundle: Bundle, kind: Optional[str]) -> Optional[str]:
+    """metadata.name of the bundle's CRD for ``kind`` (for a hint when a name is missing)."""
+    for m in bundle.crds:
+        sp = m.spec()
+        names = sp.get("names") if sp is not None else None
+        if kind and isinstance(names, Mapping) and text(names.get("kind")) == kind and m.name:
+            return m.name
+    return None
 
 
 @check("bundle")
@@ -419,11 +422,15 @@ SDK_SCAFFOLD_CHANNEL = "alpha"
 
 
 def _channels(bundle: Bundle) -> list:
-    ann = bundle.annotations
-    node = ann.get(CHANNELS_KEY) if ann is not None else None
-    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-        return []
-    return [c.strip() for c in node.value.split(",") if c.strip()]
+    cached = bundle.extra.get("channels")
+    if cached is None:
+        ann = bundle.annotations
+        node = ann.get(CHANNELS_KEY) if ann is not None else None
+        cached = []
+        if isinstance(node, Scalar) and isinstance(node.value, str):
+            cached = [c.strip() for c in node.value.split(",") if c.strip()]
+        bundle.extra["channels"] = cached
+    return cached
 
 
 def _established(bundle: Bundle, ctx, channel: str) -> bool:
@@ -434,7 +441,14 @@ def _established(bundle: Bundle, ctx, channel: str) -> bool:
     op = repo.operators.get(bundle.operator)
     if op is None:
         return False
-    return any(b is not bundle and channel in _channels(b) for b in op.bundles)
+    index = repo.extra.setdefault("channel_bundles", {})  # operator -> {channel: number of bundles}
+    counts = index.get(bundle.operator)
+    if counts is None:
+        counts = index[bundle.operator] = {}
+        for b in op.bundles:
+            for ch in set(_channels(b)):
+                counts[ch] = counts.get(ch, 0) + 1
+    return counts.get(channel, 0) - (1 if channel in _channels(bundle) else 0) > 0
 
 
 @check("bundle")
