@@ -10,6 +10,7 @@ that broke the whole check is copied there to reproduce it with `olm-check check
 
     .venv/bin/python scripts/fuzz.py --minutes 30 --examples 500 --keep /tmp/fuzz-failures
     .venv/bin/python scripts/fuzz.py --rounds 1 --examples 2000 --only check
+    .venv/bin/python scripts/fuzz.py --sweep     # every value of the good bundle, each wrong type
 
 Prints, per round and at the end, the number of cases run and the failures found.
 """
@@ -32,7 +33,12 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=("parse", "decode", "files", "check"), action="append",
                     help="run only these properties (repeatable)")
     ap.add_argument("--keep", metavar="DIR", help="copy each mutated case that broke the check into DIR")
+    ap.add_argument("--sweep", action="store_true",
+                    help="instead: replace every value of the good bundle's files, one at a time, by each of "
+                         "a few wrong types ([], {}, text, number, null, true) and check each result")
     args = ap.parse_args(argv)
+    if args.sweep:
+        return sweep(args.keep)
     if args.rounds <= 0 and args.minutes <= 0:
         ap.error("give --rounds or --minutes")
 
@@ -70,6 +76,76 @@ def main(argv=None) -> int:
         if args.minutes and elapsed >= args.minutes * 60:
             break
     print(f"total: {tf.STATS['cases']} cases run, {failures} failure(s)")
+    return 1 if failures else 0
+
+
+CONFUSERS = ([], {}, "text", 42, None, True, [{"a": 1}], "")
+
+
+def sweep(keep) -> int:
+    """Type confusion at every node: for each file of fixtures/bundles/good and each value in
+    it (every mapping value and list item), write the file with that value replaced by each of
+    CONFUSERS, check the bundle, and count exceptions and internal errors."""
+    import json
+    import shutil
+    import tempfile
+
+    import yaml
+
+    from checker.api import check
+    from checker.report import render
+    from checker.rules import RULES
+
+    import test_fuzz as tf
+
+    good = os.path.join(ROOT, "fixtures", "bundles", "good")
+    cases = failures = 0
+    start = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="olm-check-sweep-")
+    cwd = os.getcwd()
+    try:
+        root = os.path.join(tmp, "bundle")
+        shutil.copytree(good, root)
+        os.chdir(root)
+        for rel in tf._case_files(good):
+            p = os.path.join(root, rel)
+            with open(p, encoding="utf-8") as fh:
+                original = fh.read()
+            try:
+                docs = list(yaml.safe_load_all(original))
+            except yaml.YAMLError:
+                continue
+            for d, doc in enumerate(docs):
+                for path in list(tf._paths(doc)):
+                    if not path:
+                        continue
+                    for value in CONFUSERS:
+                        changed = json.loads(json.dumps(docs))
+                        node = changed[d]
+                        for k in path[:-1]:
+                            node = node[k]
+                        node[path[-1]] = value
+                        with open(p, "w", encoding="utf-8") as fh:
+                            fh.write(yaml.safe_dump_all(changed, sort_keys=False))
+                        cases += 1
+                        where = f"{rel} {'.'.join(map(str, path))} = {json.dumps(value)}"
+                        try:
+                            res = check(["."])
+                            for fmt in ("text", "json", "sarif", "github"):
+                                render(fmt, res.report, res.findings, RULES)
+                            bad = [f.message for f in res.findings if f.rule == "internal-error"]
+                        except Exception as e:  # noqa: BLE001 - counting crashes is the point
+                            bad = [f"{type(e).__name__}: {e}"]
+                        if bad:
+                            failures += 1
+                            print(f"FAILURE {where}: {bad[0]}", flush=True)
+                            tf._keep(root, keep)
+            with open(p, "w", encoding="utf-8") as fh:
+                fh.write(original)
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"sweep: {cases} cases run, {failures} failure(s), {(time.monotonic() - start) / 60:.1f} min")
     return 1 if failures else 0
 
 
