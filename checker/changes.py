@@ -215,7 +215,16 @@ def affected(root: str, changes: list, scope: str = ".") -> Affected:
     a.catalogs = sorted(cats)
     a.loose = sorted(loose)
     a.outside = sorted(outside)
-    load = set(a.operators)
+    # operators load whole (their other bundles are context) when something of theirs is
+    # checked: a bundle present in the tree, a catalog, an operator-level file (ci.yaml). An
+    # operator that only loses bundles needs none of them: pr-shape reads its ci.yaml and
+    # catalogs (``attach``), and nothing else is checked.
+    deleted_only = {o for o in a.operators
+                    if all(d == o or not d.startswith(o + "/") for d in a.bundles)
+                    and not any(c.split("/")[2] == o.split("/")[1] for c in a.catalogs)
+                    and not any(p.startswith(o + "/") and p.count("/") == 2 for _, p in split_renames(changes))
+                    and any(d.startswith(o + "/") for d in a.deleted_bundles)}
+    load = set(a.operators) - deleted_only
     for b in a.bundles:
         if not any(b == o or b.startswith(o + "/") for o in load):
             load.add(b)

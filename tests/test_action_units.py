@@ -82,6 +82,9 @@ def test_affected_maps_files_to_bundles_operators_and_loose_files(repo):
     assert a.operators == ["operators/example-operator"]
     assert a.catalogs == ["catalogs/v4.16/example-operator"]
     assert a.paths == ["operators/example-operator"]  # its bundles load as context
+    only_deletions = affected(str(ws), [FileChange("removed", "operators/example-operator/0.9.0/manifests/old.yaml")])
+    assert only_deletions.deleted_bundles == ["operators/example-operator/0.9.0"]
+    assert only_deletions.paths == []  # nothing to check: the operator's bundles are not loaded
     scoped = affected(str(ws), changes, scope="operators/other")
     assert scoped.bundles == [] and len(scoped.outside) == len({p for _, p in split_renames(changes)})
 
