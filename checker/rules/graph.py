@@ -59,6 +59,11 @@ define("dangling-bundle", "error", "A bundle nothing replaces or skips and that 
     replaces, skips or covers with its `olm.skipRange`, and that is not the channel head (the
     highest version): nothing upgrades from it.
 
+    Not reported for `updateGraph: semver-mode` operators (edges follow version order), for
+    FBC operators (the catalogs hold the graph: `fbc-schema`), nor for a channel without a
+    single replaces/skips/skipRange edge in an operator whose ci.yaml does not set
+    `updateGraph` (the documented default, semver-mode, is what such bundles rely on).
+
     Why: clusters that installed it are stuck on it forever; the catalog's CI fails such a
     channel ("Channel ... has dangling bundles").
 
@@ -71,10 +76,13 @@ define("dangling-bundle", "error", "A bundle nothing replaces or skips and that 
 
 define("upgrade-graph-loop", "error", "replaces / skips / skipRange form a cycle", category=CATEGORY, explanation="""
     What: following `replaces`, `skips` and `olm.skipRange` edges inside a channel leads back
-    to a bundle already visited. The message prints the cycle.
+    to a bundle already visited. The message prints the cycle and names the edge that points
+    from a newer to an older version.
 
     Why: OLM cannot pick an upgrade target in a cycle, and the catalog's CI refuses it
-    ("Upgrade graph loop detected").
+    ("Upgrade graph loop detected"). A cycle closed by an `olm.skipRange` that covers newer
+    versions (e.g. `>2.5.3` on 2.6.0) passes the CI, which ignores skipRange, but makes OLM
+    see the older bundle as an upgrade of the newer one.
 
     Fix: edges go from older to newer versions only; remove the edge that points back.
 
@@ -89,7 +97,9 @@ define("skip-range", "error", "olm.skipRange is not a semver range OLM can parse
     `>=1.0.0 <1.2.0`. No `v`, no `^`/`~`. A hyphen range (`1.0.0 - 2.0.0`) parses but means
     "exactly 1.0.0 and exactly 2.0.0" (it matches nothing): warning.
 
-    Why: opm and OLM refuse an unparsable range; the bundle cannot be added to the catalog.
+    Why: OLM parses the range with blang/semver; when that fails the range is ignored, so
+    the versions it was meant to cover get no upgrade edge to the bundle (clusters on them
+    are not offered it), and newer catalog tooling rejects the range outright.
 
     Fix: write the range as OLM reads it.
 
@@ -122,6 +132,11 @@ def _mode(op) -> str:
     if isinstance(ug, Scalar) and isinstance(ug.value, str):
         return ug.value
     return "replaces-mode"
+
+
+def _explicit_mode(op) -> bool:
+    ci = ci_data(op) if op is not None else None
+    return ci is not None and "updateGraph" in ci
 
 
 def _operators(repo):
@@ -206,8 +221,9 @@ def skip_range(repo, ctx):
         err = check_range(f.skip_range)
         if err is not None:
             yield finding("skip-range", path, None,
-                          f"olm.skipRange '{f.skip_range}' is not a range OLM can parse: {err}. opm refuses the bundle. "
-                          "Write comparators with full versions, e.g. '>=1.0.0 <1.2.0' (OR with '||').", line=line, column=col)
+                          f"olm.skipRange '{f.skip_range}' is not a range OLM can parse: {err}. OLM (blang/semver) cannot read it, so the "
+                          "range is ignored and the versions it should cover get no upgrade edge to this bundle. Write comparators with "
+                          "full versions, e.g. '>=1.0.0 <1.2.0' (OR with '||').", line=line, column=col)
         elif " - " in f.skip_range:
             yield finding("skip-range", path, None,
                           f"olm.skipRange '{f.skip_range}' looks like a hyphen range, but OLM's parser drops the '-' and reads it as "
@@ -329,6 +345,7 @@ def graph_rules(repo, ctx):
         mode = _mode(op) if op is not None else "replaces-mode"
         if mode == "semver-mode":
             continue  # edges follow version order: no dangling bundles, no loops
+        explicit = _explicit_mode(op)
         if not any(f.checked for f in facts):
             continue
         channels = {}
@@ -368,11 +385,19 @@ def graph_rules(repo, ctx):
                     p = first.replaces_pos or first.csv_pos or first.annotations_pos
                     fix = "Upgrade edges must go from older to newer versions: remove the edge that points back."
                 path, line, col = (p.path, p.line, p.column) if p else (members[0].rel, 1, 1)
+                kinds = {ch.kinds.get((a, b), "replaces") for a, b in zip(cyc, cyc[1:])}
+                why = ("OLM may offer the older version as an upgrade of the newer one (a downgrade) and cannot order the channel; "
+                       "the catalog's CI checks only replaces and skips, so it lets this through" if "skipRange" in kinds else
+                       "OLM cannot choose an upgrade in a cycle and the catalog's CI refuses it")
                 yield finding("upgrade-graph-loop", path, None,
                               f"the upgrade graph of channel '{cname}' loops: {text} (an arrow means 'upgrades to', from replaces, skips and "
-                              f"olm.skipRange). OLM cannot choose an upgrade in a cycle and the catalog's CI refuses it. {fix}",
+                              f"olm.skipRange). {why}. {fix}",
                               line=line, column=col)
             if ch.head is None:
+                continue
+            if not explicit and not ch.edges:
+                # no updateGraph in ci.yaml and not one replaces/skips/skipRange edge in the
+                # channel: the documented default (semver-mode) is what the bundles rely on
                 continue
             in_cycle = {r for cyc in ch.cycles() for r in cyc}
             for f in ch.members:
