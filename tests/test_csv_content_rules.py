@@ -191,3 +191,20 @@ def test_documented_only_fields_can_be_made_optional(bundle):
     with open(".olm-check.yaml", "w") as fh:
         fh.write("options:\n  csv-required-fields:\n    optional: [spec.labels, capabilities]\n")
     assert not _of(check(["."]), "csv-required-fields")
+
+
+def test_raster_icon_type_mixup_is_a_warning_svg_mixup_an_error(bundle):
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
+    svg = "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxIDEiLz4="
+    res = bundle((svg, png), ("mediatype: image/svg+xml", "mediatype: image/jpeg"))
+    assert [(f.severity, f.fix.replacement.strip()) for f in _of(res, "csv-metadata-format")] == [("warning", "mediatype: image/png")]
+    res = bundle(("mediatype: image/jpeg", "mediatype: image/svg+xml"))
+    assert [f.severity for f in _of(res, "csv-metadata-format")] == ["error"]
+
+
+def test_max_openshift_version_in_olm_properties_is_not_flagged(bundle):
+    prop = "    olm.properties: '[{\"type\": \"olm.maxOpenShiftVersion\", \"value\": \"4.23\"}]'\n"
+    res = bundle(("    capabilities: Basic Install\n", "    capabilities: Basic Install\n" + prop))
+    assert not _of(res, "olm-properties-annotation")

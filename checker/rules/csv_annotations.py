@@ -41,9 +41,9 @@ def alm_examples(bundle: Bundle, ctx):
     What: the CSV annotation `alm-examples` (or `olm.examples`) is a string holding a JSON
     array of example objects, each with `apiVersion` and `kind` of an API the CSV owns
     (an owned CRD or API service). Invalid JSON is reported at the position of the error
-    inside the JSON, on the file's real line. An owned API without an example is a warning
-    (CRDs listed in `operators.operatorframework.io/internal-objects` need none). An absent
-    or empty annotation means "no examples".
+    inside the JSON, on the file's real line. Owned APIs without an example are one warning
+    per bundle, naming them (CRDs listed in `operators.operatorframework.io/internal-objects`
+    need none). An absent or empty annotation means "no examples".
 
     Why: the console pre-fills its "Create" forms from these examples; invalid JSON breaks the
     operator's page and operator-sdk's validator (run by catalog CI) fails the bundle; an
@@ -124,13 +124,17 @@ def alm_examples(bundle: Bundle, ctx):
                           f"the operator's page but it belongs to no API the operator provides, and operator-sdk's validator fails it.{hint}",
                           line=ln, column=col)
     internal = _internal_names(ann)
-    for (g, v, k), (what, name, e) in provided.items():
-        if (g, v, k) in have or name in internal:
-            continue
-        at = e.get("kind") if isinstance(e, Mapping) and e.get("kind") is not None else e
-        yield finding(AE, sf, at, f"the owned API {k} ({g}/{v}) has no example in {ALM}; the console's Create form for it starts "
-                      "empty. Add an example object for it, or list the CRD in operators.operatorframework.io/internal-objects "
-                      "if users are not meant to create it.", severity="warning")
+    lacking = [(g, v, k, e) for (g, v, k), (what, name, e) in provided.items() if (g, v, k) not in have and name not in internal]
+    if lacking:
+        # one finding per bundle (measured: one per API made 9,000 warnings on the catalog)
+        g, v, k, e = lacking[0]
+        at = ann.key_node(key) if ann is not None and key in ann else (
+            e.get("kind") if isinstance(e, Mapping) and e.get("kind") is not None else e)
+        names = ", ".join(f"{k} ({g}/{v})" if g else f"{k} ({v})" for g, v, k, _e in lacking)
+        yield finding(AE, sf, at, f"{len(lacking)} owned API{'s have' if len(lacking) > 1 else ' has'} no example in {ALM}: {names}; "
+                      "the console's Create form for them starts empty (operator-sdk warns too). Add an example object for "
+                      "each, or list CRDs users are not meant to create in operators.operatorframework.io/internal-objects.",
+                      severity="warning")
 
 
 def _internal_names(ann: Optional[Mapping]) -> set:
@@ -192,7 +196,8 @@ def olm_properties_annotation(bundle: Bundle, ctx):
     `metadata/properties.yaml`, which opm reads when it builds the catalog; OLM itself writes
     `olm.properties` onto installed CSVs from the catalog's properties, and operator-sdk's
     validator warns that the annotation should move. It still works (OLM reads it), so this
-    is a warning.
+    is a warning. An annotation holding only `olm.maxOpenShiftVersion` is not reported: the
+    OpenShift documentation itself tells authors to declare it that way.
 
     Fix: move the properties to metadata/properties.yaml and remove the annotation.
 
@@ -211,6 +216,14 @@ def olm_properties_annotation(bundle: Bundle, ctx):
     ann = csv.annotations()
     if ann is None or "olm.properties" not in ann:
         return
+    v = ann.get("olm.properties")
+    if isinstance(v, Scalar) and isinstance(v.value, str):
+        try:
+            props = json.loads(v.value)
+        except ValueError:
+            props = None
+        if isinstance(props, list) and props and all(isinstance(p, dict) and p.get("type") == "olm.maxOpenShiftVersion" for p in props):
+            return  # the OpenShift documentation's own way to set maxOpenShiftVersion (measured: most uses)
     k = ann.key_node("olm.properties")
     yield finding("olm-properties-annotation", csv.file, k,
                   "the CSV sets olm.properties; declare bundle properties in metadata/properties.yaml instead (opm reads them "
@@ -297,7 +310,7 @@ def _feature_value(sf, key, v):
                       f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"))
         return
     raw = v.value if isinstance(v, Scalar) else None
-    want = _TRUTHY.get(str(raw).strip().lower()) if raw is not None else None
+    want = _TRUTHY.get(str(raw).strip().strip("\"'\u201c\u201d\u2018\u2019").strip().lower()) if raw is not None else None
     yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console and the catalog only understand the strings \"true\" and "
                   f"\"false\"." + (f" Write \"{want}\"." if want else ""),
                   fix=fix_value(sf, v, dq(want), f"write \"{want}\"") if want and isinstance(v, Scalar) else None)
@@ -368,14 +381,17 @@ def _images(csv):
 
 
 @rule("disconnected-requirements", "error", "Disconnected support is claimed, but relatedImages is empty or an image is referenced by tag",
-      category="csv")
+      category="csv", mixed=True)
 def disconnected_requirements(bundle: Bundle, ctx):
     """
     What: when the CSV claims disconnected support
     (`features.operators.openshift.io/disconnected: "true"`, or `disconnected` in the
     deprecated `operators.openshift.io/infrastructure-features`), `spec.relatedImages` lists
     the images, and every image — in the deployments' containers, in `RELATED_IMAGE_*`
-    environment variables, in `relatedImages` — is pinned by digest (`@sha256:...`).
+    environment variables, in `relatedImages` — is pinned by digest (`@sha256:...`). An
+    empty relatedImages is an error when `RELATED_IMAGE_*` operand images exist (nothing
+    would mirror them), a warning otherwise (opm adds the deployments' own images to the
+    catalog).
 
     Why: mirroring tools (`oc-mirror`, `opm`) copy the images in relatedImages to the
     disconnected registry, and clusters redirect pulls to the mirror only for references by
@@ -404,10 +420,20 @@ def disconnected_requirements(bundle: Bundle, ctx):
     sp = csv.spec()
     ri = sp.get("relatedImages") if sp is not None else None
     if is_blank(ri) or not isinstance(ri, Sequence):
-        yield finding("disconnected-requirements", sf, claim,
-                      "the CSV claims disconnected support but spec.relatedImages is empty; mirroring tools copy only the images "
-                      "listed there, so a disconnected cluster cannot pull the operator's images. List every image (by digest) "
-                      "under spec.relatedImages, or set the annotation to \"false\".")
+        operands = [what for what, img in _images(csv) if what.startswith("RELATED_IMAGE_")]
+        if operands:
+            yield finding("disconnected-requirements", sf, claim,
+                          f"the CSV claims disconnected support but spec.relatedImages is empty; catalogs list (and mirroring "
+                          f"tools copy) only relatedImages and the deployments' own images, so the operand images "
+                          f"({', '.join(o.split(' ')[0] for o in operands[:5])}{', ...' if len(operands) > 5 else ''}) are not "
+                          "mirrored and a disconnected cluster cannot pull them. List every image (by digest) under "
+                          "spec.relatedImages, or set the annotation to \"false\".")
+        else:
+            yield finding("disconnected-requirements", sf, claim,
+                          "the CSV claims disconnected support but spec.relatedImages is empty; opm adds the deployments' "
+                          "images to the catalog itself, so mirroring works today, but the documentation requires the list "
+                          "(and any image the operator starts later must be in it). List the images (by digest) under "
+                          "spec.relatedImages.", severity="warning")
     seen = set()
     by_tag = []
     for what, img in _images(csv):

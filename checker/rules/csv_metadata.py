@@ -252,8 +252,9 @@ def csv_required_fields(bundle: Bundle, ctx):
     CI fails without them); in the `certified` profile also the annotations Red Hat's
     certification requires (`categories`, `description`, `containerImage`, `createdAt`,
     `support`, `operators.openshift.io/valid-subscription`).
-    Warnings (documented as required, but nothing refuses the bundle): `spec.keywords`, the
-    `capabilities` annotation, `spec.labels`.
+    Warnings (documented as required, but nothing refuses the bundle): `spec.keywords` and
+    the `capabilities` annotation. `spec.labels`, also documented as required but read by
+    nothing and absent from 87% of the community catalog's bundles, is `info`.
     `maturity`, `replaces` and `selector` are optional. An empty value (`""`, `[]`) counts as
     missing. A value that is there but malformed is `csv-metadata-format`. A catalog that
     does not want a documented-only field can name it in `.olm-check.yaml`:
@@ -379,8 +380,9 @@ def _required(bundle: Bundle, ctx):
              "Add 'keywords: [<word>, ...]'.", severity="warning")
     if f:
         yield f
-    f = need("labels", "spec.labels", "the documentation lists them as required (tools select the operator's objects by them)",
-             "Add 'labels: {operated-by: <operator>}'.", severity="warning")
+    f = need("labels", "spec.labels", "the CSV documentation lists it as required, though nothing reads it (info: 87% of the "
+             "community catalog's bundles have none)", "Add 'labels: {operated-by: <operator>}' if you want to follow the documentation.",
+             severity="info")
     if f:
         yield f
     ann = csv.annotations()
@@ -461,7 +463,8 @@ def csv_metadata_format(bundle: Bundle, ctx):
     and catalog CI need: `maintainers` a list of `{name, email}` with a valid e-mail address;
     `links` a list of `{name, url}` with an http(s) URL that has a host; `icon` exactly one
     entry with `base64data` that decodes and a `mediatype` of image/gif, image/jpeg,
-    image/png or image/svg+xml matching the data; `displayName` 3 to 50 characters;
+    image/png or image/svg+xml matching the data (a PNG/JPEG/GIF mix-up is a warning:
+    browsers guess raster formats, not SVG); `displayName` 3 to 50 characters;
     `description` at least 20 characters; `provider` a mapping whose `name` has at least 3
     characters; `keywords` a list of strings. A `provider.url` that is not an http(s) URL is
     a warning (the console's link breaks, nothing refuses it). (A missing field is
@@ -506,9 +509,9 @@ def csv_metadata_format(bundle: Bundle, ctx):
             n = len(s.strip())
             lo, hi = lim["display_name"]["min"], lim["display_name"]["max"]
             if n > hi:
-                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; catalog CI allows at most {hi} and the "
-                              f"OperatorHub tile cuts longer names off. Shorten it to the product name, e.g. 'Example Operator', "
-                              "and move the rest into the description.")
+                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the catalog's documented limit is {hi} "
+                              f"(its CI check matches only a prefix, so it lets longer names through today). Shorten it to the "
+                              "product name, e.g. 'Example Operator', and move the rest into the description.")
             elif n < lo:
                 yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' is {n} characters long; catalog CI requires at least {lo}. "
                               "Write the operator's readable name.")
@@ -647,8 +650,13 @@ def _icon(sf, icon):
         return
     sniffed = _sniff(raw)
     if mts is not None and sniffed is not None and sniffed != mts.strip():
-        yield finding(MF, sf, mt, f"the icon data is {sniffed.split('/')[1].upper().replace('+XML', '')} but the mediatype says {mts.strip()}; browsers refuse to render it, so the console shows a broken image. Write 'mediatype: {sniffed}'.",
-                      fix=fix_value(sf, mt, sniffed, f"use {sniffed}"))
+        kind = sniffed.split("/")[1].upper().replace("+XML", "")
+        fix = fix_value(sf, mt, sniffed, f"use {sniffed}")
+        if "svg" in sniffed or "svg" in mts:
+            yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts.strip()}; browsers do not guess SVG, so the console shows a broken image. Write 'mediatype: {sniffed}'.", fix=fix)
+        else:
+            yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts.strip()}; browsers guess raster formats, so it shows today, but the declared type is wrong. Write 'mediatype: {sniffed}'.",
+                          severity="warning", fix=fix)
 
 
 # ---------------------------------------------------------------------------------------
