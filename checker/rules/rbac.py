@@ -184,8 +184,8 @@ define("rbac-risky", "error", "The operator may modify default SCCs (error; warn
     manage their own SCCs often write it so; restricting update/delete to their SCCs' names
     is the fix). Any RBAC rule of the bundle that allows `create`, `update`, `patch` or `*`
     on `poddisruptionbudgets` (group `policy` or `*`) is information: operators of clustered
-    workloads rightly manage their operands' budgets (measured on community-operators: about
-    one bundle in six does, and every case read was such an operator), but reviewers should
+    workloads rightly manage their operands' budgets (measured on community-operators: 974
+    of 7,025 bundles do, and every case read was such an operator), but reviewers should
     know. Unlike operator-sdk's validator this also reads the CSV's permissions (not only
     Role/ClusterRole manifests), wildcards, and SCC rules without resourceNames.
 
