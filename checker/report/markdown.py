@@ -60,8 +60,8 @@ def summary(report: dict, findings: list, title: str = "olm-check", limit: int =
         if table:
             out.append("| OCP release | errors | warnings |")
             out.append("|---|---|---|")
-            for rel, (e, w) in table:
-                out.append(f"| {rel} | {e} | {w} |")
+            for rels, (e, w) in _runs(table):  # consecutive releases with the same counts: one row
+                out.append(f"| {rels[0] if len(rels) == 1 else rels[0] + '–' + rels[-1]} | {e} | {w} |")
             out.append("")
     if findings:
         out.append("| | rule | where | message |")
@@ -71,6 +71,17 @@ def summary(report: dict, findings: list, title: str = "olm-check", limit: int =
         if len(findings) > limit:
             out.append(f"\n…and {len(findings) - limit} more finding(s); see the JSON report.")
     return "\n".join(out) + "\n"
+
+
+def _runs(table: list) -> list:
+    """[(release, counts)] -> [([releases], counts)] joining neighbours with equal counts."""
+    out: list = []
+    for rel, counts in table:
+        if out and out[-1][1] == counts:
+            out[-1][0].append(rel)
+        else:
+            out.append(([rel], counts))
+    return out
 
 
 def per_release(report: dict, findings: list) -> list:
