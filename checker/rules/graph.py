@@ -169,6 +169,17 @@ def replaces_rules(repo, ctx):
         if op is not None and fbc_enabled(ci_data(op)):
             continue
         by_csv = {f.csv_name: f for f in facts if f.csv_name}
+        chans = {}
+        for g in facts:
+            for c in g.channels:
+                chans.setdefault(c, []).append(g)
+
+        def graph_of(f):
+            c = f.channels[0] if f.channels else None
+            if c is None:
+                return ""
+            return f" Channel '{c}': {_Channel(c, chans[c]).chain_text()}."
+
         for f in facts:
             if not f.checked or not f.replaces:
                 continue
@@ -186,7 +197,7 @@ def replaces_rules(repo, ctx):
                 yield finding("replaces-missing", path, None,
                               f"spec.replaces names {f.replaces}, but no bundle of operator '{name}' in the repository has that CSV name "
                               f"(known: {_few(sorted(by_csv))}); the catalog build refuses an edge to a missing bundle.{hint} "
-                              "Name an existing CSV or remove replaces.", line=line, column=col)
+                              f"Name an existing CSV or remove replaces.{graph_of(f)}", line=line, column=col)
                 continue
             new_rel, old_rel = set(f.ocp_versions), set(old.ocp_versions)
             missing = new_rel - old_rel
@@ -202,7 +213,7 @@ def replaces_rules(repo, ctx):
                               f"this bundle ({_label(f)}, label '{f.label or 'none'}') is published to {', '.join(ms)} where the bundle it replaces "
                               f"({f.replaces}, label '{old.label or 'none'}') is not: in those catalogs the upgrade edge points at nothing and the "
                               f"catalog's CI refuses it. Align the ranges: widen {old.version_dir or old.rel}'s com.redhat.openshift.versions, or "
-                              "narrow this one's to the replaced bundle's.", ocp=ms, line=line, column=col)
+                              f"narrow this one's to the replaced bundle's.{graph_of(f)}", ocp=ms, line=line, column=col)
 
 
 def _few(names, n=6) -> str:
