@@ -359,6 +359,8 @@ def test_bad_inputs_are_usage_errors(fake_github, tmp_path):
     sync_pull(fake, ws, base, head)
     r = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_FAIL_ON": "sometimes"})
     assert r["rc"] == 2 and "fail_on" in r["stdout"]
+    r = run_action(fake, tmp_path, ws, "run2", inputs={"INPUT_PATH": "../.."})
+    assert r["rc"] == 2 and "outside the workspace" in r["stdout"]
     assert not fake.requests
 
 

@@ -10,6 +10,7 @@ diffs and commit presence.
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -153,6 +154,9 @@ def run_action(environ) -> int:
     scope_abs = os.path.abspath(env.workspace_path(env.path))
     if not os.path.exists(scope_abs):
         raise ActionError(f"input path: {env.path} does not exist in the workspace")
+    ws_real = os.path.realpath(env.workspace)
+    if os.path.commonpath([ws_real, os.path.realpath(scope_abs)]) != ws_real:
+        raise ActionError(f"input path: {env.path} is outside the workspace; olm-check reads only the checked-out tree")
     root = git_toplevel(scope_abs) or (scope_abs if os.path.isdir(scope_abs) else os.path.dirname(scope_abs))
     scope_rel = os.path.relpath(scope_abs, root).replace(os.sep, "/")
     target = _target(env)
@@ -202,7 +206,7 @@ def run_action(environ) -> int:
     try:
         rp.write_outputs(env.output_file, {
             "errors": report["summary"]["errors"], "warnings": report["summary"]["warnings"],
-            "bundles": __import__("json").dumps([b["path"] for b in report["bundles"]]),
+            "bundles": json.dumps([b["path"] for b in report["bundles"]]),
             "report": files.get("report", ""),
         })
     except OSError as e:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from datetime import datetime, timezone
 from typing import Optional
@@ -151,7 +152,7 @@ def comment_body(f) -> str:
         lines.append(f"\nOpenShift releases: {md.text(', '.join(f.ocp_versions))}")
     if f.fix is not None and f.fix.line == f.line:
         repl = f.fix.replacement
-        longest = max((len(x) for x in __import__("re").findall(r"`{3,}", repl)), default=2)
+        longest = max((len(x) for x in re.findall(r"`{3,}", repl)), default=2)
         fence = "`" * max(3, longest + 1)
         if f.fix.description:
             lines.append(f"\n{md.text(f.fix.description)}")
