@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 from typing import Optional
 
 from .model import Bundle, DockerLabel, Dockerfile, Manifest, SourceFile
 from .nodes import Mapping
+from .fastyaml import parse_fast
 from .yamlload import Limits, Problem, decode, parse
 
 # Keys whose values no rule reads: parsed and checked, but not built into nodes.
@@ -122,7 +124,8 @@ class Reader:
             sf.problems.append(problem)
             return sf
         sf.text = text
-        docs, problems = parse(text, self.limits, self.skip_keys if skip else frozenset())
+        got = parse_fast(text, self.limits, self.skip_keys) if skip and self.skip_keys else None
+        docs, problems = got if got is not None else parse(text, self.limits, self.skip_keys if skip else frozenset())
         sf.documents = docs
         sf.problems.extend(problems)
         return sf
@@ -160,7 +163,7 @@ class Reader:
             if ins.get("instruction") != "LABEL":
                 continue
             try:
-                pairs = extract_key_values(False, {}, {}, ins.get("value", ""))
+                pairs = _simple_label(ins.get("value", "")) or extract_key_values(False, {}, {}, ins.get("value", ""))
             except Exception as e:
                 df.problems.append(Problem("bundle-layout", ins["startline"] + 1, 1, f"this LABEL cannot be parsed ({e})."))
                 continue
@@ -174,6 +177,19 @@ class Reader:
                             break
                 df.labels[key] = DockerLabel(key, value, line, col)
         return df
+
+
+_SIMPLE_LABEL = re.compile(r'([A-Za-z0-9_.\-/]+)=(?:([^\s"\'\\$]*)|"([^"\'\\$\n]*)")')
+
+
+def _simple_label(value: str) -> Optional[list]:
+    """``key=value`` or ``key="value"`` (no spaces outside quotes, escapes, variables or
+    other quotes): the pairs dockerfile-parse's ``extract_key_values`` returns for it, without
+    its character-by-character splitter (1-2 ms a Dockerfile). None for anything else."""
+    m = _SIMPLE_LABEL.fullmatch(value.strip())
+    if m is None:
+        return None
+    return [(m.group(1), m.group(2) if m.group(2) is not None else m.group(3))]
 
 
 def _entries(path: str) -> list:

@@ -146,12 +146,17 @@ class _Frame:
 _NO_KEY = object()
 
 
-def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset()) -> tuple[list, list]:
+def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),
+          placeholders: Optional[dict] = None) -> tuple[list, list]:
     """Parse every document of ``text``.
 
     Returns (documents, problems). A document is a root node (``None`` for an empty
     document). On a syntax error or a broken limit, the documents before it are returned
     and the problem says where parsing stopped.
+
+    ``placeholders`` (used by ``checker.fastyaml``): key line -> ``Skipped`` node standing
+    for a skip key's value that was blanked out of ``text`` (checked elsewhere); the empty
+    value found there is replaced by it, and the entry removed (what is left was not found).
     """
     limits = limits or Limits()
     docs: list[Optional[Node]] = []
@@ -233,6 +238,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                     if parent.skip_next and not parent.skip:
                         m = ev.start_mark
                         node = Skipped(m.line + 1, m.column + 1, "scalar")
+                        if placeholders and parent.cur is not None and ev.value == "" and ev.implicit[0] and not ev.style:
+                            node = placeholders.pop(parent.cur[0], node)
                     if ev.anchor:
                         anchors[ev.anchor] = (node, 1)
                     attach(parent, node, 1, ev)

@@ -145,3 +145,67 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(catalog):
     assert quiet.stderr == ""
     shown = run_cli("audit", ".", "--progress", "always", cwd=catalog)
     assert "8/8 bundles" in shown.stderr
+
+
+# --- the fast YAML path (checker.fastyaml) gives exactly what the full parse gives ---------
+
+SCHEMA_DOCS = {
+    "plain": "spec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          a: {type: string}\n    served: true\n",
+    "comment-after-key": "spec:\n  validation:\n    openAPIV3Schema:   # the schema\n      type: object\n  # a comment at the left\n      properties: {}\n  names: {kind: K}\n",
+    "at-end-no-newline": "spec:\n  schema:\n    openAPIV3Schema:\n      type: object",
+    "sequence-value": "spec:\n  openAPIV3Schema:\n    - a\n    - b\n  x: 1\n",
+    "same-indent-sequence": "spec:\n  openAPIV3Schema:\n  - a\n  x: 1\n",
+    "flow-value": "spec:\n  openAPIV3Schema: {type: object}\n  x: 1\n",
+    "empty-value": "spec:\n  openAPIV3Schema:\n  x: 1\n",
+    "in-sequence-item": "versions:\n- openAPIV3Schema:\n    type: object\n  name: v1\n",
+    "crlf": "spec:\r\n  openAPIV3Schema:\r\n    type: object\r\n  x: 1\r\n",
+    "multi-doc": "a: 1\n---\nspec:\n  openAPIV3Schema:\n    type: object\n---\nb: 2\n",
+    "repeated-key-inside": "spec:\n  openAPIV3Schema:\n    type: object\n    type: string\n  x: 1\n",
+    "repeated-skip-key": "spec:\n  openAPIV3Schema:\n    type: object\n  openAPIV3Schema:\n    type: string\n",
+    "anchor-inside": "spec:\n  openAPIV3Schema:\n    a: &x {type: object}\n    b: *x\n  c: *x\n",
+    "tag-inside": "spec:\n  openAPIV3Schema:\n    a: !!str 1\n",
+    "syntax-error-inside": "spec:\n  openAPIV3Schema:\n    a: [1, 2\n  x: 1\n",
+    "tab-inside": "spec:\n  openAPIV3Schema:\n\ttype: object\n  x: 1\n",
+    "under-indented-quote": "spec:\n  openAPIV3Schema:\n    description: \"a\nb\"\n  x: 1\n",
+    "deep-inside": "spec:\n  openAPIV3Schema:\n" + "".join("  " * (i + 2) + f"k{i}:\n" for i in range(70)) + "  " * 72 + "v: 1\n",
+    "prose-stars": "spec:\n  openAPIV3Schema:\n    description: see the\n      *bold* text && x != y, verifier-key-* one\n  x: 1\n",
+    "block-scalar-inside": "spec:\n  openAPIV3Schema:\n    description: |\n      text\n\n      more\n  x: 1\n",
+    "key-later-on-line": "spec:\n  x: openAPIV3Schema:\n",
+    "quoted-key": "spec:\n  \"openAPIV3Schema\":\n    type: object\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_DOCS))
+def test_fast_yaml_path_equals_full_parse(name):
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(FIXTURES), "scripts"))
+    from benchmark import tree_key
+
+    from checker import fastyaml
+    from checker.load import SKIP_KEYS
+    from checker.yamlload import Limits, parse
+
+    text = SCHEMA_DOCS[name]
+    limits = Limits(max_depth=64)
+    want = parse(text, limits, SKIP_KEYS)
+    got = fastyaml.parse_fast(text, limits, SKIP_KEYS)
+    if got is not None:  # when the fast path answers, it is exactly the full parse
+        assert tree_key(got[0]) == tree_key(want[0])
+        assert [vars(p) for p in got[1]] == [vars(p) for p in want[1]]
+    if fastyaml.ENABLED and name in ("plain", "comment-after-key", "in-sequence-item", "crlf", "multi-doc", "prose-stars",
+                                     "block-scalar-inside", "at-end-no-newline", "sequence-value"):
+        assert got is not None, f"{name}: the fast path should apply"
+    if name in ("repeated-key-inside", "anchor-inside", "syntax-error-inside", "deep-inside", "tab-inside", "repeated-skip-key"):
+        assert got is None, f"{name}: must fall back to the full parse"
+
+
+def test_simple_dockerfile_labels_match_the_parser():
+    from dockerfile_parse.util import extract_key_values
+
+    from checker.load import _simple_label
+
+    for value in ["a.b/c=d", 'k="v w"', "k=v+1", "k=", 'k=""', "k=v/", "operators.operatorframework.io.bundle.channels.v1=alpha,beta"]:
+        assert [tuple(p) for p in _simple_label(value)] == [tuple(p) for p in extract_key_values(False, {}, {}, value)], value
+    for value in ["k=v k2=v2", "k=$X", "k='v'", 'k="a\\"b"', "k v", "k=a\\ b"]:
+        assert _simple_label(value) is None, value

@@ -1,0 +1,260 @@
+"""A fast path for files whose bulk no rule reads (CRD ``openAPIV3Schema`` bodies).
+
+``yamlload.parse`` already skips building nodes for ``skip_keys`` subtrees, but libyaml still
+hands every event of them to Python, and that is most of a catalog's parsing time. Here:
+
+1. the block-style values of skip keys are found in the text (a key alone on its line, the
+   value the deeper-indented lines below it) and blanked out, line for line, so every
+   position in the rest of the file stays the same;
+2. the whole file is checked by rapidyaml (C++, ~10x libyaml's speed) for what
+   ``yamlload.parse`` would have reported inside the blanked parts: syntax errors, repeated
+   keys (through rapidyaml's JSON, with a ``json`` hook), nesting depth (the JSON decoder's
+   depth, bounded through the recursion limit) and anchors, aliases or tags (where they
+   could start a node);
+3. the rest is parsed by ``yamlload.parse`` as usual, and each blanked value becomes the
+   ``Skipped`` node the full parse would have made.
+
+Whenever any step is not sure -- rapidyaml refuses the file or finds a repeated key, the text
+has anything that may be an anchor, alias or tag, the layout is not the plain block form,
+the rest of the file has any problem, a blanked value does not come back as expected -- the
+file is parsed by ``yamlload.parse`` in full, which is the reference: the fast path gives the
+same documents and problems or is not taken (tests/test_scale.py and scripts/benchmark.py
+--verify compare them). Without rapidyaml installed the fast path is simply off.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections import Counter
+from typing import Optional
+
+from .nodes import Skipped
+from .yamlload import Limits, parse
+
+try:  # pragma: no cover - import guard
+    import ryml as _ryml
+except Exception:  # noqa: BLE001 - any import problem means: no fast path
+    _ryml = None
+
+ENABLED = _ryml is not None and os.environ.get("OLM_CHECK_FAST_YAML", "1") != "0"
+STATS: Counter = Counter()  # outcome -> files (for the benchmark)
+
+_KEY_RE_CACHE: dict = {}
+_END_RE_CACHE: dict = {}
+_NODE_START = frozenset(":-[{,?\n")
+_NOT_NAME = frozenset(" \t\r\n,[]{}")
+_MAPPING_LINE = re.compile(r"[^\s#\-\[\]{}|>\"'!&*%@`?,][^\n#]*?:(?:[ \t]|\r?$|\n)")
+_devnull: Optional[int] = None
+
+
+def _key_re(keys: frozenset):
+    r = _KEY_RE_CACHE.get(keys)
+    if r is None:
+        r = _KEY_RE_CACHE[keys] = re.compile("|".join(re.escape(k) for k in sorted(keys)))
+    return r
+
+
+def _end_re(col: int):
+    """The first later line starting at or left of ``col`` (not blank, not a comment)."""
+    r = _END_RE_CACHE.get(col)
+    if r is None:
+        r = _END_RE_CACHE[col] = re.compile(r"\n {0,%d}+[^ \r\n#]" % col)  # possessive: no backtracking
+    return r
+
+
+def _node_props(text: str) -> bool:
+    """True when ``&``, ``*`` or ``!`` may start an anchor, alias or tag somewhere: followed
+    by a name character and preceded (spaces aside) by a place where a node can start --
+    after ``:``, ``-``, ``,``, ``[``, ``{``, ``?``, or first on a line when the line before
+    leaves a value open (ends with one of those) or the line holds a ``:`` (a key). Text
+    such as a description's continuation line starting with ``*bold*`` or ``!=`` is not."""
+    for ch in "&*!":
+        i = text.find(ch)
+        while i >= 0:
+            nxt = text[i + 1:i + 2]
+            if nxt and nxt not in _NOT_NAME:
+                j = i - 1
+                while j >= 0 and text[j] in " \t":
+                    j -= 1
+                if j < 0:
+                    return True
+                c = text[j]
+                if c == "\n":
+                    if _line_start_node(text, i, j):
+                        return True
+                elif c in ",[{":
+                    return True
+                elif c in ":-?" and j < i - 1 and (c == ":" or j == 0 or text[j - 1] in " \t\n"):
+                    return True  # an indicator: followed by a space (and "-"/"?" after one)
+            i = text.find(ch, i + 1)
+    return False
+
+
+def _line_start_node(text: str, i: int, nl: int) -> bool:
+    """Whether the token at ``i``, first on its line (``nl``: the newline before it), may be
+    a node: the line has a ``:`` after it, or the previous non-blank, non-comment line ends
+    with a character after which a node starts."""
+    end = text.find("\n", i)
+    if ":" in text[i:end if end >= 0 else len(text)]:
+        return True
+    k = nl
+    while k > 0:
+        start = text.rfind("\n", 0, k) + 1
+        line = text[start:k].rstrip(" \t\r")
+        k = start - 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        return line[-1] in ":-,[{?|>"
+    return True
+
+
+def _blank(text: str, keys: frozenset):
+    """(text with the skip keys' block values blanked, {key line: Skipped}) or None when
+    there is nothing to blank or the layout is not the plain block form."""
+    parts, pos, holders = [], 0, {}
+    nl_at, nl_count = 0, 0  # newlines counted in text[:nl_at]
+
+    def line_of(idx: int) -> int:
+        nonlocal nl_at, nl_count
+        nl_count += text.count("\n", nl_at, idx)
+        nl_at = idx
+        return nl_count + 1
+
+    for m in _key_re(keys).finditer(text):
+        i = m.start()
+        if i < pos:
+            continue  # inside a value already blanked
+        ls = text.rfind("\n", 0, i) + 1
+        le = text.find("\n", i)
+        if le < 0:
+            break
+        prefix = text[ls:i]
+        if prefix.replace("- ", "  ").strip(" "):
+            continue  # not a key at the start of its line (or after "- ")
+        rest = text[m.end():le].rstrip("\r")
+        if not rest.startswith(":"):
+            continue
+        after = rest[1:].strip(" \t")
+        if after and not (after.startswith("#") and rest[1:2] in (" ", "\t")):
+            continue
+        col = i - ls
+        em = _end_re(col).search(text, le)
+        end = em.start() if em else len(text)
+        # the first line of the value: its position and shape, as libyaml would report them
+        j = le + 1
+        first = None
+        while j < end:
+            k = text.find("\n", j)
+            k = end if k < 0 or k > end else k
+            line = text[j:k]
+            stripped = line.lstrip(" ")
+            if stripped.strip() and not stripped.startswith("#"):
+                first = (j, line, len(line) - len(stripped))
+                break
+            j = k + 1
+        if first is None:
+            continue  # an empty value: nothing to blank
+        j, line, ind = first
+        body = line[ind:]
+        if body.startswith("- ") or body.rstrip("\r") == "-":
+            shape = "sequence"
+        elif _MAPPING_LINE.match(body + "\n"):
+            shape = "mapping"
+        else:
+            return None
+        keyline = line_of(i)
+        lineno = line_of(j)
+        parts.append(text[pos:le])
+        parts.append("\n" * text.count("\n", le, end))
+        pos = end
+        holders[keyline] = Skipped(lineno, ind + 1, shape)
+    if not holders:
+        return None
+    parts.append(text[pos:])
+    return "".join(parts), holders
+
+
+def _pairs_hook(pairs):
+    if len(pairs) > 1 and len({k for k, _ in pairs}) != len(pairs):
+        raise KeyError("repeated key")
+    return None
+
+
+def _ryml_clean(text: str, limits: Limits) -> str:
+    """'ok' when rapidyaml reads the whole file with no repeated key and within the depth
+    limit; else why not."""
+    global _devnull
+    data = text.encode("utf-8")
+    if _devnull is None:
+        _devnull = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(2)
+    os.dup2(_devnull, 2)  # rapidyaml prints its parse errors on stderr
+    try:
+        tree = _ryml.parse_in_arena(data)
+        js = _ryml.emit_json_malloc(tree, tree.root_id())
+    except Exception:  # noqa: BLE001 - rapidyaml refuses it: libyaml decides
+        return "ryml-refused"
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    if not isinstance(js, str):
+        try:
+            js = bytes(js).decode("utf-8")
+        except UnicodeDecodeError:
+            return "json"
+    # nesting: the JSON decoder counts its depth against the recursion limit, so a limit
+    # of (here + max_depth - 20) makes anything nested deeper than that a RecursionError
+    room = limits.max_depth - 20
+    if room < 4:
+        return "deep"
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + room)
+    try:
+        json.loads(js, object_pairs_hook=_pairs_hook)
+    except KeyError:
+        return "repeated-key"
+    except RecursionError:
+        return "deep"
+    except ValueError:
+        return "json"
+    finally:
+        sys.setrecursionlimit(old)
+    return "ok"
+
+
+def _stack_depth() -> int:
+    f, n = sys._getframe(), 0
+    while f is not None:
+        n += 1
+        f = f.f_back
+    return n
+
+
+def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset) -> Optional[tuple]:
+    """(documents, problems) exactly as ``yamlload.parse(text, limits, skip_keys)`` would
+    return them, or None when the fast path does not apply (then call ``parse``)."""
+    if not ENABLED or not skip_keys:
+        return None
+    if not any(k in text for k in skip_keys):
+        return None
+    limits = limits or Limits()
+    blanked = _blank(text, skip_keys)
+    if blanked is None:
+        STATS["layout"] += 1
+        return None
+    if _node_props(text):
+        STATS["anchor-alias-tag"] += 1
+        return None
+    why = _ryml_clean(text, limits)
+    if why != "ok":
+        STATS[why] += 1
+        return None
+    cut, holders = blanked
+    docs, problems = parse(cut, limits, skip_keys, placeholders=holders)
+    if problems or holders:
+        STATS["recheck"] += 1
+        return None
+    STATS["fast"] += 1
+    return docs, problems

@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Benchmark olm-check on a directory of many bundles (e.g. a community-operators-prod checkout).
+
+    python scripts/benchmark.py /path/to/community-operators-prod            # everything
+    python scripts/benchmark.py /path/to/catalog --sample 40                  # 40 operators, spread out
+    python scripts/benchmark.py /path/to/catalog --modes floor,cold,warm,single --jobs 2
+    python scripts/benchmark.py /path/to/catalog --verify                     # fast YAML path == full parse
+
+Not a test: it prints numbers. In one run, it measures
+
+* floor  -- the same YAML files loaded with ``yaml.load_all`` and libyaml's C loader
+            (``CSafeLoader``), in one process: the cost of merely reading them into Python;
+* cold   -- ``olm-check audit`` from process start to exit, with an empty result cache
+            (``--cache`` being filled), ``--jobs N`` workers;
+* warm   -- the same again, every bundle answered by the cache;
+* single -- ``olm-check check`` on one bundle (a typical pull request), process start to exit;
+
+each with wall seconds, bundles/s and the peak memory of the whole process tree (the sum of
+the resident set sizes of olm-check and its workers, sampled every 20 ms; PSS, which counts
+pages shared by forked workers once, alongside), and the ratios to the floor. The page
+cache is warmed first (every file read once, untimed) so that no measurement pays for the
+disk. ``--verify`` parses every file holding a CRD schema both ways (``checker.fastyaml`` and
+the full ``yamlload.parse``) and reports any difference in documents or problems.
+
+Other processes on the machine skew wall times: the script prints the load average at the
+start and the end so that you can tell.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def bundle_dirs(paths: list) -> list:
+    from checker.discover import find_bundle_dirs
+
+    out = []
+    for p in paths:
+        out += find_bundle_dirs(p)
+    return out
+
+
+def yaml_files(root: str, paths: list, bundles: list) -> list:
+    """The YAML files olm-check reads: bundles' manifests/ and metadata/, operators' ci.yaml,
+    and the file-based catalogs of those operators."""
+    files = []
+    ops = set()
+    for b in bundles:
+        for sub in ("manifests", "metadata"):
+            d = os.path.join(b, sub)
+            if os.path.isdir(d):
+                files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(YAML_SUFFIXES))
+        parent = os.path.dirname(b)
+        if os.path.basename(os.path.dirname(parent)) == "operators":
+            ops.add(parent)
+    for op in sorted(ops):
+        ci = os.path.join(op, "ci.yaml")
+        if os.path.isfile(ci):
+            files.append(ci)
+        files += sorted(glob.glob(os.path.join(root, "catalogs", "*", os.path.basename(op), "*.yaml")))
+    return [f for f in files if os.path.isfile(f)]
+
+
+def warm_page_cache(files: list) -> int:
+    n = 0
+    for f in files:
+        with open(f, "rb") as fh:
+            n += len(fh.read())
+    return n
+
+
+def floor(files: list) -> tuple:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None:
+        sys.exit("PyYAML has no libyaml C loader here; the floor would not be the C loader")
+    failed = 0
+    t = time.perf_counter()
+    for f in files:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        try:
+            for _ in yaml.load_all(data, Loader=loader):
+                pass
+        except Exception:  # noqa: BLE001 - CSafeLoader refuses some real files (e.g. `- =`)
+            failed += 1
+    return time.perf_counter() - t, failed
+
+
+class TreeMemory(threading.Thread):
+    """Peak RSS and PSS (KiB) summed over a process and its descendants."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak_rss, self.peak_pss, self.stop = pid, 0, 0, False
+
+    @staticmethod
+    def _children() -> dict:
+        kids = {}
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    st = fh.read()
+                ppid = int(st[st.rindex(")") + 2:].split()[1])
+                kids.setdefault(ppid, []).append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+        return kids
+
+    @staticmethod
+    def _field(path: str, name: str) -> int:
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    if line.startswith(name):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    def sample(self) -> None:
+        kids = self._children()
+        tree, todo = [], [self.pid]
+        while todo:
+            p = todo.pop()
+            tree.append(p)
+            todo += kids.get(p, [])
+        rss = sum(self._field(f"/proc/{p}/status", "VmRSS:") for p in tree)
+        pss = sum(self._field(f"/proc/{p}/smaps_rollup", "Pss:") for p in tree)
+        self.peak_rss = max(self.peak_rss, rss)
+        self.peak_pss = max(self.peak_pss, pss)
+
+    def run(self) -> None:
+        while not self.stop:
+            self.sample()
+            time.sleep(0.02)
+
+
+def timed(cmd: list, cwd: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    mem = TreeMemory(proc.pid)
+    mem.start()
+    _, err = proc.communicate()
+    wall = time.perf_counter() - t
+    mem.stop = True
+    mem.join()
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
+    if "Traceback" in err:
+        sys.exit(f"traceback from {' '.join(cmd)}:\n{err}")
+    return {"wall": wall, "rss_mib": mem.peak_rss / 1024, "pss_mib": mem.peak_pss / 1024}
+
+
+def verify(files: list) -> None:
+    """Fast path vs full parse on every file holding a CRD schema."""
+    from checker import fastyaml
+    from checker.load import SKIP_KEYS
+    from checker.yamlload import decode, parse
+
+    diffs = 0
+    n = 0
+    t_fast = t_full = 0.0
+    for f in files:
+        with open(f, "rb") as fh:
+            text, problem = decode(fh.read())
+        if text is None or "openAPIV3Schema" not in text:
+            continue
+        n += 1
+        t = time.perf_counter()
+        got = fastyaml.parse_fast(text, None, SKIP_KEYS)
+        t_fast += time.perf_counter() - t
+        t = time.perf_counter()
+        want = parse(text, None, SKIP_KEYS)
+        t_full += time.perf_counter() - t
+        if got is None:
+            continue
+        if tree_key(got[0]) != tree_key(want[0]) or [vars(p) for p in got[1]] != [vars(p) for p in want[1]]:
+            diffs += 1
+            print(f"  DIFFERENT: {f}")
+    print(f"verify: {n} files with a CRD schema; fast path taken for {fastyaml.STATS['fast']}, "
+          f"fallbacks {dict((k, v) for k, v in fastyaml.STATS.items() if k != 'fast')}; differences: {diffs}")
+    print(f"verify: parse time with the fast path (fallbacks included) {t_fast:.1f} s, full parse {t_full:.1f} s")
+    if diffs:
+        sys.exit(1)
+
+
+def tree_key(docs) -> list:
+    """Every node's type, position and text, depth first (for exact comparison)."""
+    from checker.nodes import Mapping, Scalar, Sequence, Skipped
+
+    out = []
+    stack = list(reversed(docs))
+    while stack:
+        n = stack.pop()
+        if n is None:
+            out.append(None)
+        elif isinstance(n, Scalar):
+            out.append(("s", n.line, n.col, n.raw, n.style, n.tag, repr(n.value)))
+        elif isinstance(n, Mapping):
+            out.append(("m", n.line, n.col, len(n.pairs)))
+            for k, v in reversed(n.pairs):
+                stack += [v, k]
+        elif isinstance(n, Sequence):
+            out.append(("q", n.line, n.col, len(n.items)))
+            stack += list(reversed(n.items))
+        elif isinstance(n, Skipped):
+            out.append(("k", n.line, n.col, n.shape))
+        else:
+            out.append(("?", type(n).__name__))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("directory", help="a catalog checkout (operators/...) or any directory of bundles")
+    ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
+    ap.add_argument("--sample", type=int, default=0, help="only this many operators, spread over the catalog")
+    ap.add_argument("--modes", default="floor,cold,warm,single", help="comma-separated: floor,cold,warm,single")
+    ap.add_argument("--bundle", help="the bundle for 'single' (default: one from the middle of the catalog)")
+    ap.add_argument("--verify", action="store_true", help="also compare the fast YAML path with the full parse")
+    ap.add_argument("--keep", help="write the cold run's JSON report here")
+    args = ap.parse_args()
+
+    root = os.path.abspath(args.directory)
+    ops_dir = os.path.join(root, "operators")
+    if args.sample and os.path.isdir(ops_dir):
+        ops = sorted(os.listdir(ops_dir))
+        step = max(1, len(ops) // args.sample)
+        paths = [os.path.join(ops_dir, o) for o in ops[::step][: args.sample]]
+    else:
+        paths = [root]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    from checker.parallel import default_jobs
+
+    jobs = args.jobs or default_jobs()
+    print(f"olm-check benchmark: {root}" + (f" ({len(paths)} operators sampled)" if len(paths) > 1 or paths[0] != root else ""))
+    print(f"machine: {os.cpu_count()} CPUs, --jobs {jobs}, load average at start {os.getloadavg()[0]:.2f}")
+    bundles = bundle_dirs(paths)
+    files = yaml_files(root, paths, bundles)
+    nbytes = warm_page_cache(files)
+    print(f"input: {len(bundles)} bundles, {len(files)} YAML files, {nbytes / 1e6:.0f} MB (page cache warmed)")
+
+    results = {}
+    if "floor" in modes:
+        secs, failed = floor(files)
+        results["floor"] = secs
+        print(f"floor  (yaml.load_all, CSafeLoader, 1 process): {secs:8.1f} s  ({nbytes / 1e6 / secs:.1f} MB/s; "
+              f"{failed} files the C loader refuses)")
+    cache = tempfile.mkdtemp(prefix="olm-check-bench-cache-")
+    out = args.keep or os.path.join(cache, "report.json")
+    audit = [sys.executable, "-m", "checker", "audit", *paths, "--jobs", str(jobs), "--format", "json",
+             "--output", out, "--cache", cache, "--progress", "never"]
+    try:
+        for mode in ("cold", "warm"):
+            if mode not in modes:
+                continue
+            r = timed(audit, root)
+            results[mode] = r["wall"]
+            ratio = f", {r['wall'] / results['floor']:.3f} of the floor" if "floor" in results else ""
+            print(f"{mode:6} (olm-check audit, start to exit):      {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}); "
+                  f"peak memory of the process tree: RSS {r['rss_mib']:.0f} MiB, PSS {r['pss_mib']:.0f} MiB")
+            if mode == "cold":
+                with open(out) as fh:
+                    rep = json.load(fh)
+                s = rep["summary"]
+                internal = sum(1 for f in rep["findings"] if f["rule"] == "internal-error")
+                print(f"       report: {s['bundles']} bundles, {s['errors']} errors, {s['warnings']} warnings, {s['info']} info, "
+                      f"{internal} internal errors")
+        if "single" in modes and bundles:
+            one = args.bundle or sorted(bundles)[len(bundles) // 2]
+            r = timed([sys.executable, "-m", "checker", "check", one, "--format", "json", "--progress", "never"], root)
+            results["single"] = r["wall"]
+            print(f"single (olm-check check {os.path.relpath(one, root)}, start to exit): {r['wall']:.2f} s; "
+                  f"peak RSS {r['rss_mib']:.0f} MiB")
+    finally:
+        if not args.keep:
+            shutil.rmtree(cache, ignore_errors=True)
+    if args.verify:
+        verify(files)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
