@@ -135,6 +135,12 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
         return out
 
     cfg.rules = rule_map(data.get("rules") or {}, "rules")
+    for key in ("paths", "ocp_releases"):
+        if data.get(key) is not None and not isinstance(data[key], list):
+            raise ConfigError(f"{path}: {key} must be a list")
+    for key in ("limits", "options"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise ConfigError(f"{path}: {key} must be a mapping")
     for i, entry in enumerate(data.get("paths") or []):
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             raise ConfigError(f"{path}: paths[{i}] needs a 'path' glob and 'rules'")
@@ -145,17 +151,22 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
         for k in ("ocp", "kube"):
             if not isinstance(r[k], str) or not _is_minor(r[k]):
                 raise ConfigError(f"{path}: ocp_releases[{i}].{k} must be a quoted 'major.minor' string such as \"4.24\" (unquoted 4.20 reads as 4.2)")
-        cfg.ocp_releases.append({"ocp": r["ocp"], "kube": r["kube"], "ga": bool(r.get("ga", True))})
+        if not isinstance(r.get("ga", True), bool):
+            raise ConfigError(f"{path}: ocp_releases[{i}].ga must be true or false")
+        cfg.ocp_releases.append({"ocp": r["ocp"], "kube": r["kube"], "ga": r.get("ga", True)})
     apis = data.get("apis") or {}
     if not isinstance(apis, dict):
         raise ConfigError(f"{path}: apis must be a mapping with 'removed' and/or 'introduced' lists")
+    _check_apis(apis, path)
     cfg.apis = apis
     lim = data.get("limits") or {}
     if not isinstance(lim, dict):
         raise ConfigError(f"{path}: limits must be a mapping")
     for k, v in lim.items():
-        if k not in ("max_file_mib", "max_depth", "max_alias_nodes") or not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        if k not in LIMIT_MAX or not isinstance(v, int) or isinstance(v, bool) or v <= 0:
             raise ConfigError(f"{path}: limits.{k}: expected max_file_mib, max_depth or max_alias_nodes with a positive whole number")
+        if v > LIMIT_MAX[k]:
+            raise ConfigError(f"{path}: limits.{k}: at most {LIMIT_MAX[k]:,} (the limits protect olm-check itself)")
     cfg.limits = Limits(
         max_file_bytes=int(lim.get("max_file_mib", Limits.max_file_bytes // 1048576)) * 1048576,
         max_depth=int(lim.get("max_depth", Limits.max_depth)),
@@ -174,6 +185,39 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
         raise ConfigError(f"{path}: options must be a mapping of rule id to its options")
     cfg.options = opts
     return cfg
+
+
+# upper bounds of the limits: past them the limits no longer protect anything (a file read
+# whole into memory, nesting deep enough to exhaust Python's recursion in rules)
+LIMIT_MAX = {"max_file_mib": 1024, "max_depth": 500, "max_alias_nodes": 100_000_000}
+
+
+def _check_apis(apis: dict, path: str) -> None:
+    """Extra API table entries, in checker/data/apis.yaml's format."""
+    for key in apis:
+        if key not in ("removed", "introduced"):
+            raise ConfigError(f"{path}: apis: unknown key '{key}'; expected 'removed' and/or 'introduced'")
+    example = {"removed": '{group: policy, version: v1beta1, kinds: [PodDisruptionBudget], deprecated: "1.21", removed: "1.25", use: policy/v1}',
+               "introduced": '{group: apps, version: v1, kinds: [Deployment], since: "1.9"}'}
+    for key, when in (("removed", ("deprecated", "removed")), ("introduced", ("since",))):
+        entries = apis.get(key) or []
+        if not isinstance(entries, list):
+            raise ConfigError(f"{path}: apis.{key} must be a list of entries such as {example[key]}")
+        for i, e in enumerate(entries):
+            where = f"{path}: apis.{key}[{i}]"
+            if not isinstance(e, dict) or not isinstance(e.get("group", None), str) or not isinstance(e.get("version"), str) \
+                    or not e["version"] or not isinstance(e.get("kinds"), list) or not e["kinds"] \
+                    or not all(isinstance(k, str) and k for k in e["kinds"]):
+                raise ConfigError(f"{where} needs group (a string, \"\" for the core group), version and kinds (a list), "
+                                  f"e.g. {example[key]}")
+            if not any(e.get(w) is not None for w in when):
+                raise ConfigError(f"{where} needs {' or '.join(when)}, e.g. {example[key]}")
+            for w in when:
+                v = e.get(w)
+                if v is not None and not (isinstance(v, str) and _is_minor(v)):
+                    raise ConfigError(f"{where}.{w} must be a quoted Kubernetes 'major.minor' string such as \"1.25\"")
+            if "use" in e and not isinstance(e["use"], str):
+                raise ConfigError(f"{where}.use must be a string (the replacement)")
 
 
 def _is_minor(s: str) -> bool:

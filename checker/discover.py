@@ -230,7 +230,7 @@ def _catalogsource_candidate(reader: Reader, path: str):
         if not reader.inside(path) or not os.path.isfile(path):
             return None
         with open(path, "rb") as fh:
-            head = fh.read(reader.limits.max_file_bytes + 1)
+            head = fh.read(min(os.fstat(fh.fileno()).st_size, reader.limits.max_file_bytes) + 1)
     except OSError:
         return None
     if b"CatalogSource" not in head:

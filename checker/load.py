@@ -107,7 +107,7 @@ class Reader:
             return None
         try:
             with open(path, "rb") as fh:
-                return fh.read(self.limits.max_file_bytes + 1)
+                return fh.read(min(st.st_size, self.limits.max_file_bytes) + 1)
         except OSError as e:
             sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})."))
             return None

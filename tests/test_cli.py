@@ -185,6 +185,19 @@ def test_usage_errors_exit_2_with_a_message_and_no_traceback(findings_tree, args
     ("- just\n- a list\n", "mapping"),
     ("rules:\n  yaml-syntax: [\n", "not valid YAML"),
     ("ocp_releases:\n  - {ocp: 4.24, kube: '1.37'}\n", "ocp_releases"),
+    ("ocp_releases:\n  - {ocp: '4.30', kube: '1.43', ga: maybe}\n", "ga"),
+    ("ocp_releases: '4.30'\n", "ocp_releases must be a list"),
+    ("paths: closed\n", "paths must be a list"),
+    ("limits: [1]\n", "limits must be a mapping"),
+    ("limits: {max_file_mib: 100000000000}\n", "at most"),  # would read whole files into memory
+    ("limits: {max_depth: 100000}\n", "at most"),
+    ("options: [a]\n", "options must be a mapping"),
+    ("apis: {removed: x}\n", "apis.removed"),
+    ("apis: {removed: [{}]}\n", "apis.removed[0]"),
+    ("apis: {removed: [{group: '', version: v1, kinds: [Pod]}]}\n", "removed"),
+    ("apis: {removed: [{group: '', version: v1, kinds: [Pod], removed: 1.30}]}\n", "quoted"),
+    ("apis: {introduced: 5}\n", "apis.introduced"),
+    ("apis: {dropped: []}\n", "dropped"),
 ])
 def test_bad_config_file_exits_2(findings_tree, config, words):
     with open(os.path.join(findings_tree, ".olm-check.yaml"), "w") as fh:
@@ -193,6 +206,14 @@ def test_bad_config_file_exits_2(findings_tree, config, words):
     assert p.returncode == 2, p.stdout[-500:]
     assert words in p.stderr and p.stderr.startswith("olm-check: ")
     assert p.stdout == ""
+
+
+def test_config_adds_a_removed_api(findings_tree):
+    """A valid extra API entry is used: a ConfigMap at v1 'removed' in 1.15 is reported."""
+    with open(os.path.join(findings_tree, ".olm-check.yaml"), "w") as fh:
+        fh.write("apis:\n  removed:\n    - {group: '', version: v1, kinds: [ConfigMap], deprecated: '1.10', removed: '1.15', use: v2}\n")
+    data = report("closed", "--ocp", "4.14", cwd=findings_tree)
+    assert ("removed-api", "closed/manifests/settings.yaml") in {(f["rule"], f["path"]) for f in data["findings"]}
 
 
 def test_binary_config_file_exits_2(findings_tree):
