@@ -158,7 +158,13 @@ class Bundle:
 
     @property
     def csvs(self) -> list:
-        return [m for m in self.manifests if m.kind == "ClusterServiceVersion"]
+        # cached: rules ask for the CSV thousands of times per bundle; recomputed only when
+        # the manifest list itself changes (loaders build it before any rule runs)
+        cache = self.extra.get("_csvs")
+        if cache is None or cache[0] is not self.manifests or cache[1] != len(self.manifests):
+            cache = (self.manifests, len(self.manifests), [m for m in self.manifests if m.kind == "ClusterServiceVersion"])
+            self.extra["_csvs"] = cache
+        return cache[2]
 
     @property
     def csv(self) -> Optional[Manifest]:
