@@ -45,8 +45,10 @@ define("fbc-ocp-mismatch", "warning", "An FBC operator's bundle label disagrees 
     `catalogs/v4.X/<operator>/` decide where each bundle is published (catalog CI skips label
     checks and `catalog_mapping` drives the catalogs). olm-check reports a bundle whose
     `com.redhat.openshift.versions` label names other releases than the catalogs that list
-    it: listed in a catalog the label excludes, or excluded from a catalog the label
-    includes. Releases whose catalog file is missing from the checkout are left out.
+    it: listed in a catalog the label excludes, or left out of a catalog the label includes
+    between the first and the last catalog that list it (a gap; bundles pruned from newer
+    catalogs are normal and not reported). Releases whose catalog file is missing from the
+    checkout are left out; a bundle no catalog lists yet (a new bundle) is not reported.
 
     Why: the label is what people and tools read to know where the bundle is offered; when
     it disagrees with the catalogs it misleads them. olm-check itself uses the catalogs'
