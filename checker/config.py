@@ -94,6 +94,8 @@ def load_config(path: Optional[str], required: bool = False) -> Config:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as e:  # a value its tag cannot construct: !!float x
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot be read: {e.strerror}") from None
     return parse_config(data, path)
@@ -158,7 +160,7 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
     if not isinstance(apis, dict):
         raise ConfigError(f"{path}: apis must be a mapping with 'removed' and/or 'introduced' lists")
     _check_apis(apis, path)
-    cfg.apis = apis
+    cfg.apis = {k: list(v) for k, v in apis.items() if v is not None}  # `removed:` left empty is no entry
     lim = data.get("limits") or {}
     if not isinstance(lim, dict):
         raise ConfigError(f"{path}: limits must be a mapping")
@@ -200,7 +202,9 @@ def _check_apis(apis: dict, path: str) -> None:
     example = {"removed": '{group: policy, version: v1beta1, kinds: [PodDisruptionBudget], deprecated: "1.21", removed: "1.25", use: policy/v1}',
                "introduced": '{group: apps, version: v1, kinds: [Deployment], since: "1.9"}'}
     for key, when in (("removed", ("deprecated", "removed")), ("introduced", ("since",))):
-        entries = apis.get(key) or []
+        entries = apis.get(key)
+        if entries is None:
+            continue
         if not isinstance(entries, list):
             raise ConfigError(f"{path}: apis.{key} must be a list of entries such as {example[key]}")
         for i, e in enumerate(entries):

@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     ap.add_argument("--examples", type=int, default=500, help="examples per property per round (default 500)")
     ap.add_argument("--rounds", type=int, default=0, help="stop after this many rounds (0: until --minutes)")
     ap.add_argument("--minutes", type=float, default=10.0, help="time budget (default 10; 0: until --rounds)")
-    ap.add_argument("--only", choices=("parse", "decode", "files", "check"), action="append",
+    ap.add_argument("--only", choices=("parse", "decode", "files", "check", "config"), action="append",
                     help="run only these properties (repeatable)")
     ap.add_argument("--keep", metavar="DIR", help="copy each mutated case that broke the check into DIR")
     ap.add_argument("--sweep", action="store_true",

@@ -198,6 +198,8 @@ def test_usage_errors_exit_2_with_a_message_and_no_traceback(findings_tree, args
     ("apis: {removed: [{group: '', version: v1, kinds: [Pod], removed: 1.30}]}\n", "quoted"),
     ("apis: {introduced: 5}\n", "apis.introduced"),
     ("apis: {dropped: []}\n", "dropped"),
+    ("rules: !!float x\n", "not valid YAML"),  # a value its tag cannot construct
+    ("fail_on: !!int x\n", "not valid YAML"),
 ])
 def test_bad_config_file_exits_2(findings_tree, config, words):
     with open(os.path.join(findings_tree, ".olm-check.yaml"), "w") as fh:

@@ -9,6 +9,7 @@ internal error, whatever the input.
   fixtures/rules/*/* case, bundles and catalog trees alike) copied to a temporary directory,
   one or two of its files mutated, checked with ``checker.api.check`` under a random profile
   and rendered in every format.
+* ``config``: a random ``.olm-check.yaml``: a usage error or a normal run, nothing else.
 
 The suite runs a modest number of examples (``OLM_CHECK_FUZZ_EXAMPLES``, default 20 per
 property); ``scripts/fuzz.py`` runs them for as long as asked.
@@ -275,7 +276,8 @@ def _case_files(case):
     for dirpath, dirs, files in os.walk(case):
         dirs.sort()
         for f in sorted(files):
-            if f != "expect.yaml" and (f.endswith((".yaml", ".yml", ".json")) or "Dockerfile" in f):
+            # (.olm-check.yaml: a broken config is a usage error by design; prop_config fuzzes it)
+            if f not in ("expect.yaml", ".olm-check.yaml") and (f.endswith((".yaml", ".yml", ".json")) or "Dockerfile" in f):
                 out.append(os.path.relpath(os.path.join(dirpath, f), case))
     return out
 
@@ -340,6 +342,47 @@ def _keep(root, dest):
         shutil.copytree(root, tempfile.mkdtemp(prefix="case-", dir=dest), symlinks=True, dirs_exist_ok=True)
 
 
+CONFIG_KEYS = ["profile", "fail_on", "rules", "paths", "ocp_releases", "apis", "limits", "categories",
+               "catalogsource_schema", "options"]
+config_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 10 ** 12), st.sampled_from(
+        ["community", "minimal", "error", "off", "warning", "4.24", "1.37", "yaml-syntax", "removed-api", "**", "*",
+         "removed", "introduced", "max_depth", "max_file_mib", "max_alias_nodes", "ocp", "kube", "ga", "path",
+         "group", "version", "kinds", "since", "deprecated", "use", "legacy", "proposed", ""]), st.text(max_size=6)),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["rules", "path", "ocp", "kube", "ga", "removed", "introduced", "group", "version", "kinds",
+                         "since", "deprecated", "use", "max_depth", "max_file_mib", "max_alias_nodes",
+                         "yaml-syntax", "removed-api", "csv-categories"]), inner, max_size=4),
+    max_leaves=10)
+
+
+def prop_config(data):
+    """A random .olm-check.yaml: a usage error (CheckError) or a normal run, nothing else."""
+    from checker.api import CheckError, check
+
+    STATS["cases"] += 1
+    config = data.draw(st.dictionaries(st.sampled_from(CONFIG_KEYS), config_values, max_size=4), label="config")
+    text = yaml.safe_dump(config, allow_unicode=True)
+    for _ in range(data.draw(st.integers(0, 2), label="text-mutations")):
+        text = mutate_text(data, text)
+    tmp = tempfile.mkdtemp(prefix="olm-check-fuzz-")
+    cwd = os.getcwd()
+    try:
+        shutil.copytree(CASE_DIRS[0], os.path.join(tmp, "b"))
+        with open(os.path.join(tmp, ".olm-check.yaml"), "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chdir(tmp)
+        try:
+            res = check(["b"])
+        except CheckError as e:
+            assert str(e) and ".olm-check.yaml" in str(e)
+            return
+        assert not [f.message for f in res.findings if f.rule == "internal-error"]
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 KEEP = {"dir": None}  # scripts/fuzz.py --keep: where cases that broke the check are copied
 
 
@@ -355,9 +398,11 @@ PROPERTIES = {
     "decode": (prop_decode, dict(data=st.binary(max_size=300))),
     "files": (prop_files, dict(data=st.data())),
     "check": (prop_check, dict(data=st.data())),
+    "config": (prop_config, dict(data=st.data())),
 }
 
 test_parse_never_raises_on_yamlish_text = FUZZ(given(**PROPERTIES["parse"][1])(prop_parse))
 test_decode_never_raises_on_bytes = FUZZ(given(**PROPERTIES["decode"][1])(prop_decode))
 test_mutated_fixture_files_load = FUZZ(given(**PROPERTIES["files"][1])(prop_files))
 test_check_survives_mutated_fixtures = FUZZ(given(**PROPERTIES["check"][1])(prop_check))
+test_config_file_is_a_usage_error_or_a_run = FUZZ(given(**PROPERTIES["config"][1])(prop_config))
