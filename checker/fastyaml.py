@@ -33,12 +33,11 @@ from typing import Optional
 from .nodes import Skipped
 from .yamlload import Limits, parse
 
-try:  # pragma: no cover - import guard
-    import ryml as _ryml
-except Exception:  # noqa: BLE001 - any import problem means: no fast path
-    _ryml = None
+import importlib.util
 
-ENABLED = _ryml is not None and os.environ.get("OLM_CHECK_FAST_YAML", "1") != "0"
+# rapidyaml is imported on first use (a single small bundle never needs it)
+ENABLED = importlib.util.find_spec("ryml") is not None and os.environ.get("OLM_CHECK_FAST_YAML", "1") != "0"
+_ryml = None
 STATS: Counter = Counter()  # outcome -> files (for the benchmark)
 
 _KEY_RE_CACHE: dict = {}
@@ -185,7 +184,13 @@ def _pairs_hook(pairs):
 def _ryml_clean(text: str, limits: Limits) -> str:
     """'ok' when rapidyaml reads the whole file with no repeated key and within the depth
     limit; else why not."""
-    global _devnull
+    global _devnull, _ryml, ENABLED
+    if _ryml is None:
+        try:
+            import ryml as _ryml
+        except Exception:  # noqa: BLE001 - a broken install: no fast path
+            ENABLED = False
+            return "ryml-refused"
     data = text.encode("utf-8")
     if _devnull is None:
         _devnull = os.open(os.devnull, os.O_WRONLY)
