@@ -78,7 +78,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     profile = profile or cfg.profile or "community"
     fail_on = fail_on or cfg.fail_on or "error"
     try:
-        repo = plan(paths, cfg.limits, changed, root=root, shard=shard)
+        repo = plan(paths, cfg.limits, changed, root=root, shard=shard, catalogs=False)
     except UsageError as e:
         raise CheckError(str(e))
     if changes is not None:

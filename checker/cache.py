@@ -80,6 +80,7 @@ class Cache:
         self._keys: dict = {}  # rel -> key computed by get() for put()
         self._run_sig: Optional[bytes] = None
         self._op_inputs: dict = {}
+        self._by_operator: Optional[dict] = None
         self.hits = self.misses = 0
         self.started = time.time()
 
@@ -169,10 +170,13 @@ class Cache:
                 if os.path.lexists(d):
                     self._entry(h, d, f"{r}/{operator}", 1)
             # bundle rules may read sibling bundles' annotations (engine.SiblingBundles)
-            for ref in repo.bundle_refs:
-                if ref.operator == operator:
-                    h.update(ref.rel.encode() + b"\0")
-                    self._entry(h, os.path.join(ref.path, "metadata"), "metadata", 1)
+            if self._by_operator is None:
+                self._by_operator = {}
+                for ref in repo.bundle_refs:
+                    self._by_operator.setdefault(ref.operator, []).append(ref)
+            for ref in self._by_operator.get(operator, []):
+                h.update(ref.rel.encode() + b"\0")
+                self._entry(h, os.path.join(ref.path, "metadata"), "metadata", 1)
         got = self._op_inputs[operator] = h.digest()
         return got
 
@@ -191,6 +195,28 @@ class Cache:
         h.update(self.operator_inputs(repo, ref.operator))
         h.update(self.bundle_digest(ref.path))
         return h.digest()
+
+    def operator_key(self, name: str, members: list, repo, ctx) -> bytes:
+        """An operator's repository-rule findings: its inputs, every bundle's key, and the
+        change list (which decides what is reported)."""
+        h = hashlib.sha256(self.run_signature(repo, ctx))
+        h.update(f"operator\0{name}\0{sorted(repo.changed_files) if repo.changed_files is not None else None}\0".encode())
+        h.update(self.operator_inputs(repo, name))
+        for ref, checked in members:
+            h.update(self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx))
+        return h.digest()
+
+    def get_operator(self, key: bytes):
+        row = self.db.execute("SELECT data FROM results WHERE key=?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return pickle.loads(row[0])
+        except Exception:  # a damaged entry is a miss
+            return None
+
+    def put_operator(self, key: bytes, findings: list) -> None:
+        self._new_results.append((key, pickle.dumps(findings, protocol=pickle.HIGHEST_PROTOCOL), time.time()))
 
     # -- results ------------------------------------------------------------------------------
     def get(self, ref, checked: bool, repo, ctx):

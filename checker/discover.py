@@ -86,14 +86,17 @@ def shard_of(key: str, count: int) -> int:
 
 
 def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
-         root: Optional[str] = None, shard: Optional[tuple] = None) -> Repository:
+         root: Optional[str] = None, shard: Optional[tuple] = None, catalogs: bool = True) -> Repository:
     """Find what ``paths`` hold without loading any bundle: ``repo.bundle_refs`` (bundle
     directories, in a stable order), operators (with ci.yaml), catalogs, loose CatalogSource
     manifests, and which bundles are checked. Cheap: directory listings, ci.yaml, catalogs.
 
     ``shard=(index, count)`` (0-based index) keeps only the operators (and bundles outside
     operators/) whose ``shard_of`` is ``index``: every bundle of an operator lands in the same
-    shard, so rules across an operator's bundles see all of them."""
+    shard, so rules across an operator's bundles see all of them.
+
+    ``catalogs=False`` leaves the operators' file-based catalogs unread: the streaming engine
+    reads them one operator at a time (``load_catalogs`` on an operator slice)."""
     if not paths and root is not None:
         top = git_toplevel(root) or os.path.abspath(root)
         repo = Repository(root=top)
@@ -163,7 +166,8 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
                 repo.operators[ref.operator] = op
             repo.is_catalog_repo = True
         repo.bundle_refs.append(ref)
-    _load_catalogs(repo, reader)
+    if catalogs:
+        _load_catalogs(repo, reader)
     for f in sorted(set(loose)):
         sf = _catalogsource_candidate(reader, f)
         if sf is None:
@@ -178,6 +182,12 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         if not repo.checked:
             repo.checked = ["\0none"]  # nothing touched: check nothing, report nothing
     return repo
+
+
+def load_catalogs(repo: Repository, reader: Reader) -> None:
+    """The file-based catalogs of ``repo.operators`` (into ``repo.extra["fbc"]`` and
+    ``repo.catalogs``)."""
+    _load_catalogs(repo, reader)
 
 
 def _load_catalogs(repo: Repository, reader: Reader) -> None:

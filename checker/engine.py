@@ -249,14 +249,98 @@ def run(repo: Repository, ctx: Context) -> list:
     return settle(findings, ctx, _line_lookup(repo))
 
 
+def operator_slice(repo: Repository, name: str, refs: list) -> Repository:
+    """The repository as one operator's bundles and repository rules see it: that operator
+    (its ci.yaml, its file-based catalogs once ``load_catalogs`` ran), its bundles, nothing
+    outside operators/."""
+    extra = dict(repo.extra)
+    extra["fbc"] = {}
+    return dataclasses.replace(repo, operators={name: repo.operators[name]}, bundle_refs=list(refs), bundles=[],
+                               facts=[], catalogs={}, extra=extra, loose_files=[], catalog_sources=[],
+                               problems=[], changes=None)
+
+
+def global_slice(repo: Repository, facts: list) -> Repository:
+    """The repository minus its operators: loose files, CatalogSources, bundles outside
+    operators/, the change list. With a change list (a pull request), the operators it
+    touches are in it too, whole (facts and catalogs), for rules about the change as a
+    whole; what they report on those operators is what the operators' own slices report."""
+    touched = _touched_operators(repo) if repo.changes is not None else set()
+    extra = dict(repo.extra)
+    extra["fbc"] = {}
+    sl = dataclasses.replace(repo, operators={n: op for n, op in repo.operators.items() if n in touched},
+                             bundle_refs=[r for r in repo.bundle_refs if r.operator is None or r.operator in touched],
+                             bundles=[], facts=[f for f in facts if f.operator is None or f.operator in touched],
+                             catalogs={}, extra=extra)
+    if touched:
+        from .discover import load_catalogs
+
+        load_catalogs(sl, sl.extra["reader"])
+    return sl
+
+
+def _touched_operators(repo: Repository) -> set:
+    out = set()
+    for c in repo.changes or []:
+        for p in (getattr(c, "path", None), getattr(c, "previous_path", None)):
+            parts = (p or "").split("/")
+            for i, part in enumerate(parts[:-1]):
+                if part == "operators" and parts[i + 1] in repo.operators:
+                    out.add(parts[i + 1])
+                if part == "catalogs" and i + 2 < len(parts) and parts[i + 2] in repo.operators:
+                    out.add(parts[i + 2])
+    return out
+
+
+def process_operator(name: str, items: list, repo: Repository, ctx: Context) -> tuple:
+    """One operator, start to end, in the process running it: its file-based catalogs are
+    loaded, each bundle without a cached result is loaded, checked, reduced and dropped, then
+    the repository rules run on the operator's facts; the catalogs are dropped with the
+    slice. ``items``: [(index, BundleRef, checked, cached BundleResult or None)]. Returns
+    ([(index, BundleResult)] of the bundles checked here, raw repository findings)."""
+    from .discover import load_catalogs
+    from .parallel import check_one
+
+    sl = operator_slice(repo, name, [it[1] for it in items])
+    out, findings = [], []
+    saved = ctx.repo
+    ctx.repo = sl
+    try:
+        try:
+            load_catalogs(sl, sl.extra["reader"])
+        except Exception as e:
+            findings.append(_internal(sl.operators[name].rel, load_catalogs, e))
+        facts = []
+        for i, ref, checked, cached in items:
+            res = cached
+            if res is None:
+                res = check_one((i, ref, checked), sl, ctx)[1]
+                out.append((i, res))
+            if res.facts is not None:
+                facts.append(res.facts)
+        sl.facts = facts
+        ctx.repo = sl
+        findings += check_repo(sl, ctx)
+    finally:
+        ctx.repo = saved
+    return out, findings
+
+
 def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:
-    """Check a planned repository (``discover.plan``) bundle by bundle: each bundle is loaded,
-    checked and reduced to a ``BundleResult`` (in ``jobs`` worker processes when > 1), then
-    dropped, so memory stays flat however large the catalog. ``cache`` (``cache.Cache``)
-    answers unchanged bundles without loading them. Repository rules then run in this process
-    on ``repo.facts``. Returns the settled findings; ``repo.facts`` holds every bundle's facts
-    in ``repo.bundle_refs`` order."""
-    from .parallel import map_bundles
+    """Check a planned repository (``discover.plan``, catalogs not loaded) one operator at a
+    time: for each operator, in one of ``jobs`` worker processes (this process when 1), its
+    file-based catalogs are loaded, its bundles are loaded, checked and reduced to
+    ``BundleResult``s one by one, and the repository rules run on its facts; then all of it is
+    dropped, so memory stays flat however large the catalog. Bundles outside operators/ are
+    tasks of their own, and the repository rules run once more, here, on what is outside
+    operators/ (loose files, CatalogSources, the change list). ``cache`` (``cache.Cache``)
+    answers unchanged bundles without loading them, and unchanged operators without loading
+    their catalogs. Returns the settled findings; ``repo.facts`` holds every bundle's facts in
+    ``repo.bundle_refs`` order.
+
+    Repository rules therefore see one operator at a time (as a ``--shard`` does): they must
+    compare bundles of the same operator only (``checker.rules`` documents it)."""
+    from .parallel import map_tasks
 
     load_all()
     ctx.repo = repo
@@ -264,39 +348,69 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     findings += prepare_repo(repo, ctx)
     checked = set(repo.checked) if repo.checked else None
     refs = repo.bundle_refs
-    tasks = [(i, ref, checked is None or ref.rel in checked) for i, ref in enumerate(refs)]
-    results: list = [None] * len(tasks)
-    todo = tasks
-    if cache is not None:
-        todo = []
-        for t in tasks:
-            hit = cache.get(t[1], t[2], repo, ctx)
-            if hit is not None:
-                results[t[0]] = hit
-            else:
-                todo.append(t)
-    done = len(tasks) - len(todo)
-    if progress is not None:
-        progress(done, len(tasks))
-    for i, res in map_bundles(todo, repo, ctx, jobs):
-        results[i] = res
+    results: list = [None] * len(refs)
+    groups: dict = {}
+    for i, ref in enumerate(refs):
+        groups.setdefault(ref.operator, []).append((i, ref, checked is None or ref.rel in checked))
+    tasks = []
+    op_keys = {}
+    for name, members in groups.items():
+        hits = []
+        for i, ref, chk in members:
+            hit = cache.get(ref, chk, repo, ctx) if cache is not None else None
+            results[i] = hit
+            hits.append(hit)
+        if name is None:
+            tasks += [("bundle", (i, ref, chk)) for (i, ref, chk), hit in zip(members, hits) if hit is None]
+            continue
         if cache is not None:
-            cache.put(refs[i], tasks[i][2], repo, ctx, res)
-        done += 1
+            op_keys[name] = cache.operator_key(name, [(ref, chk) for _, ref, chk in members], repo, ctx)
+            if all(h is not None for h in hits):
+                got = cache.get_operator(op_keys[name])
+                if got is not None:
+                    findings += got
+                    continue
+        tasks.append(("operator", (name, [(i, ref, chk, hit) for (i, ref, chk), hit in zip(members, hits)])))
+    total = len(refs)
+    done = total - sum(1 for r in results if r is None)
+    if progress is not None:
+        progress(done, total)
+    # the biggest operators first, so that no worker is left with one at the end
+    tasks.sort(key=lambda t: -sum(1 for it in t[1][1] if it[3] is None) if t[0] == "operator" else -1)
+    for kind, payload in map_tasks(tasks, repo, ctx, jobs):
+        if kind == "bundle":
+            pairs, repo_findings, name = [payload], [], None
+        else:
+            name, pairs, repo_findings = payload
+        for i, res in pairs:
+            results[i] = res
+            if cache is not None:
+                cache.put(refs[i], checked is None or refs[i].rel in checked, repo, ctx, res)
+            done += 1
+        findings += repo_findings
+        if cache is not None and name is not None:
+            cache.put_operator(op_keys[name], repo_findings)
         if progress is not None:
-            progress(done, len(tasks))
+            progress(done, total)
     if cache is not None:
         cache.flush()
         repo.extra["cache_stats"] = {"hits": cache.hits, "misses": cache.misses}
     repo.facts = []
     ignores: dict = {}
-    for res in results:
+    for ref, res in zip(refs, results):
         findings += res.findings
         if res.facts is not None:
             repo.facts.append(res.facts)
         for path, lines in res.ignores.items():
             ignores.setdefault(path, {}).update(lines)
-    findings += check_repo(repo, ctx)
+    try:
+        gl = global_slice(repo, repo.facts)
+    except Exception as e:
+        findings.append(_internal(repo.root, global_slice, e))
+        gl = dataclasses.replace(repo, operators={}, facts=[f for f in repo.facts if f.operator is None])
+    ctx.repo = gl
+    findings += check_repo(gl, ctx)
+    ctx.repo = repo
     loose = {f.rel: f for f in _repo_files(repo)}
 
     def line(path: str, n: int) -> str:

@@ -1,9 +1,9 @@
-"""Checking bundles in worker processes.
+"""Checking operators and bundles in worker processes.
 
-``map_bundles`` takes ``(index, BundleRef, checked)`` tasks and yields ``(index,
-BundleResult)`` as bundles finish (any order). Each worker loads one bundle, checks it,
-reduces it to a ``BundleResult`` (findings, facts, ignore-comment lines) and drops it, so a
-worker's memory is that of one bundle, whatever the catalog's size. With ``jobs <= 1`` (or a
+``map_tasks`` takes tasks -- an operator (``engine.process_operator``: its catalogs, its
+bundles one by one, its repository rules) or a bundle outside operators/ -- and yields their
+results as they finish (any order). A worker holds one operator's catalogs and one bundle at
+a time and drops them, so its memory does not grow with the catalog. With ``jobs <= 1`` (or a
 single task) the same work runs in this process, with no pool to start.
 
 Workers get the planned repository and the context once, when they start: inherited through
@@ -58,20 +58,38 @@ def check_one(task: tuple, repo, ctx) -> tuple:
     return i, process_bundle(bundle, checked, repo, ctx)
 
 
+def run_task(task: tuple, repo, ctx) -> tuple:
+    """``("bundle", (index, ref, checked))`` -> ``("bundle", (index, BundleResult))``;
+    ``("operator", (name, items))`` -> ``("operator", (name, [(index, BundleResult)],
+    repository findings))`` (``engine.process_operator``)."""
+    kind, payload = task
+    if kind == "bundle":
+        return kind, check_one(payload, repo, ctx)
+    from .engine import _internal, process_operator
+
+    name, items = payload
+    try:
+        out, findings = process_operator(name, items, repo, ctx)
+    except Exception as e:  # process_operator reports its own failures; this is a last resort
+        out = [check_one((i, ref, chk), repo, ctx) for i, ref, chk, cached in items if cached is None]
+        findings = [_internal(name, process_operator, e)]
+    return kind, (name, out, findings)
+
+
 def _work(task: tuple) -> tuple:
     repo, ctx = _STATE
-    return check_one(task, repo, ctx)
+    return run_task(task, repo, ctx)
 
 
-def map_bundles(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
-    """``(index, BundleResult)`` for each task, as they finish."""
+def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
+    """``run_task`` for each task, as they finish (in worker processes when ``jobs`` > 1)."""
     global _STATE
     if not tasks:
         return
     jobs = max(1, min(jobs or 1, len(tasks)))
     if jobs == 1:
         for t in tasks:
-            yield check_one(t, repo, ctx)
+            yield run_task(t, repo, ctx)
         return
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
@@ -81,9 +99,8 @@ def map_bundles(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
     else:  # pragma: no cover - macOS/Windows
         mp = multiprocessing.get_context("spawn")
         blob = pickle.dumps((repo, ctx), protocol=pickle.HIGHEST_PROTOCOL)
-    chunk = 1 if len(tasks) < 64 * jobs else 2
     try:
         with mp.Pool(jobs, initializer=_init, initargs=(blob,)) as pool:
-            yield from pool.imap_unordered(_work, tasks, chunksize=chunk)
+            yield from pool.imap_unordered(_work, tasks, chunksize=1)
     finally:
         _STATE = None

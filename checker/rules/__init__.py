@@ -19,8 +19,9 @@ Two ways to add rules:
 Scopes, in the order they run (``checker.engine``):
 
 * ``prepare_repo`` -- ``(repo, ctx)``, once per run, in the main process, on the *planned*
-  repository (``discover.plan``: ``repo.bundle_refs``, operators with ci.yaml, catalogs,
-  loose files; no bundle loaded, ``repo.bundles`` is empty). Reads what many bundles share
+  repository (``discover.plan``: ``repo.bundle_refs``, operators with ci.yaml, loose files;
+  no bundle loaded, ``repo.bundles`` is empty; file-based catalogs are loaded later, per
+  operator, into the operator's slice). Reads what many bundles share
   (e.g. FBC catalogs) once and stores it on ``repo.extra`` / ``repo.operators`` /
   ``repo.catalogs``. What it stores must be picklable: worker processes receive it.
 * ``prepare`` -- ``(repo, ctx)`` for each bundle, in the process checking it, before version
@@ -32,11 +33,16 @@ Scopes, in the order they run (``checker.engine``):
 * ``prepare_bundle`` -- ``(bundle, ctx)``, the same moment as ``prepare`` but for one
   bundle; ``ctx.repo`` is the view above. Prefer it for new per-bundle preparation.
 * ``bundle`` -- ``(bundle, ctx)`` for each checked bundle (after version analysis).
-* ``repo`` -- ``(repo, ctx)`` once, in the main process, after every bundle: catalog-wide
-  rules (graphs, FBC, CatalogSources). Bundles are gone by then (checked one at a time, in
-  worker processes, and dropped): read ``repo.facts`` (``BundleFacts``, ``checker.facts``),
-  never bundle manifests. A sharded audit (``--shard I/N``) gives a shard whole operators,
-  so a repo rule must only compare bundles of the same operator (or files outside bundles).
+* ``repo`` -- ``(repo, ctx)``: catalog-wide rules (graphs, FBC, CatalogSources), on
+  *slices* of the repository (``engine.run_stream``): once per operator, in the worker that
+  checked its bundles, with ``repo.operators``, ``repo.facts``, ``repo.extra["fbc"]`` and
+  ``repo.catalogs`` holding that operator only (its catalogs are loaded for it and dropped
+  after); and once in the main process for what is outside operators/ (loose files,
+  CatalogSources, bundles elsewhere; in a pull request also the operators the change list
+  touches, whole, with ``repo.changes``). Bundles are gone by then: read ``repo.facts``
+  (``BundleFacts``, ``checker.facts``), never bundle manifests. A repo rule must therefore
+  compare bundles of the same operator only (a ``--shard`` holds whole operators too), and
+  identical findings from two slices are reported once.
 
 Prepare hooks attach derived facts to the model's ``extra`` dicts (never findings). A
 bundle's cached result (``--cache``) is keyed by its files, its operator's ``ci.yaml`` and
