@@ -80,6 +80,7 @@ class Cache:
         self._keys: dict = {}  # rel -> key computed by get() for put()
         self._run_sig: Optional[bytes] = None
         self._op_inputs: dict = {}
+        self._dirs: dict = {}
         self._by_operator: Optional[dict] = None
         self.hits = self.misses = 0
         self.started = time.time()
@@ -108,13 +109,14 @@ class Cache:
             self._index[path] = (sig, d)
         return d
 
-    def _entry(self, h, path: str, name: str, depth: int) -> None:
+    def _entry(self, h, path: str, name: str, depth: int, st: Optional[os.stat_result] = None) -> None:
         """Hash one directory entry (and, for ``depth`` > 0, a directory's entries)."""
-        try:
-            st = os.lstat(path)
-        except OSError:
-            h.update(f"?{name}\0".encode())
-            return
+        if st is None:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                h.update(f"?{name}\0".encode())
+                return
         if stat.S_ISLNK(st.st_mode):
             try:
                 target = os.readlink(path)
@@ -131,18 +133,37 @@ class Cache:
         if stat.S_ISDIR(st.st_mode):
             h.update(f"D{name}\0".encode())
             if depth > 0:
-                try:
-                    names = sorted(os.listdir(path))
-                except OSError:
-                    names = []
-                for n in names:
-                    self._entry(h, os.path.join(path, n), n, depth - 1)
-                h.update(b"/\0")
+                h.update(self._dir_digest(path, depth))
         elif stat.S_ISREG(st.st_mode):
             h.update(f"F{name}\0{st.st_size}\0".encode())
             h.update(self.file_digest(path, st))
         else:
             h.update(f"S{name}\0{st.st_mode}\0".encode())
+
+    def _dir_digest(self, path: str, depth: int) -> bytes:
+        """A directory's entries, ``depth`` levels down (memoised for the run: sibling bundles'
+        ``metadata/`` is part of every key of an operator)."""
+        got = self._dirs.get((path, depth))
+        if got is not None:
+            return got
+        h = hashlib.sha256(b"dir\0")
+        try:
+            with os.scandir(path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            entries = []
+        for e in entries:
+            try:
+                est = e.stat(follow_symlinks=False)
+            except OSError:
+                est = None
+            if est is None:
+                h.update(f"?{e.name}\0".encode())
+                continue
+            self._entry(h, e.path, e.name, depth - 1, est)
+        h.update(b"/\0")
+        got = self._dirs[(path, depth)] = h.digest()
+        return got
 
     def bundle_digest(self, path: str) -> bytes:
         """The bundle directory: its entries, and the entries of its subdirectories
