@@ -62,7 +62,20 @@ def test_jobs_1_and_2_identical(catalog):
     assert one.exit_code == two.exit_code == 1
 
 
-@pytest.mark.parametrize("count", [2, 3])
+def test_sharded_and_merged_identical_in_process(catalog):
+    whole = check(["."])
+    reports = []
+    for i in range(3):
+        res = check(["."], shard=(i, 3), jobs=2)
+        rep = json.loads(json.dumps(res.report))
+        rep["shard"] = {"index": i + 1, "count": 3}
+        reports.append((f"shard{i + 1}", rep))
+    assert sorted(len(r["bundles"]) for _, r in reports) == [0, 3, 5]  # an empty shard is fine
+    merged, _ = merge_reports(list(reversed(reports)))
+    assert _key(merged) == _key(json.loads(json.dumps(whole.report)))
+
+
+@pytest.mark.parametrize("count", [2])
 def test_sharded_and_merged_identical(catalog, tmp_path, count):
     whole = run_cli("audit", ".", "--format", "json", "--jobs", "1", cwd=catalog)
     assert whole.returncode == 1, whole.stderr
