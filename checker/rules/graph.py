@@ -194,6 +194,9 @@ def replaces_rules(repo, ctx):
                 near = sorted((g for g in facts if g.csv_name and g is not f and _version(g) is not None and _version(f) is not None
                                and _version(g).key() < _version(f).key()), key=lambda g: _version(g).key())
                 hint = f" The closest older bundle in the repository is {near[-1].csv_name}." if near else ""
+                named = [g for g in facts if g.csv_name and f.replaces.lstrip("v") in (g.version, g.version_dir)]
+                if named:
+                    hint = f" spec.replaces takes the CSV name (metadata.name), not a version: write {named[0].csv_name}."
                 yield finding("replaces-missing", path, None,
                               f"spec.replaces names {f.replaces}, but no bundle of operator '{name}' in the repository has that CSV name "
                               f"(known: {_few(sorted(by_csv))}); the catalog build refuses an edge to a missing bundle.{hint} "
