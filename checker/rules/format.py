@@ -255,7 +255,11 @@ def manifest_invalid(bundle: Bundle, ctx):
                     yield finding("manifest-invalid", sf, v, f"metadata.{key} must be a mapping of strings, not {v.type_name()}.")
                 elif isinstance(v, Mapping):
                     for k, val in v.items():
-                        if isinstance(val, Scalar) and val.value is not None and not isinstance(val.value, str):
+                        if not isinstance(val, Scalar):
+                            yield finding("manifest-invalid", sf, val,
+                                          f"the value of {key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()}; Kubernetes "
+                                          f"requires a string here and rejects the object. Write it as a quoted string (JSON text for structured values).")
+                        elif val.value is not None and not isinstance(val.value, str):
                             yield finding("manifest-invalid", sf, val,
                                           f"the value of {key[:-1]} '{k.value}' is {val.type_name()} ({val.raw}); Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
         spec = root.get("spec")

@@ -703,6 +703,8 @@ def webhook_and_features(bundle: Bundle, ctx):
                               "4.9 and later. Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1, v1beta1].",
                               severity="warning", ocp=mid)
     inf = csv.annotation("operators.openshift.io/infrastructure-features")
+    if inf is not None and isinstance(inf.value, str):
+        yield from _infrastructure_list(csv, inf)
     if inf is not None:
         late = [r for r in rng if r.key >= (4, 14)]
         if late:
@@ -713,3 +715,29 @@ def webhook_and_features(bundle: Bundle, ctx):
                           "replace it with one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation per feature "
                           "(disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure, token-auth-gcp).",
                           ocp=late)
+
+
+def _infrastructure_list(csv, node):
+    """operators.openshift.io/infrastructure-features must be a JSON list of known features
+    (reported under feature-annotations: it is the older form of the same annotations)."""
+    from .csv_annotations import data as csv_data
+
+    known = [v.lower() for v in csv_data()["infrastructure_features"]["values"]]
+    try:
+        value = json.loads(node.value)
+    except ValueError as e:
+        yield finding("feature-annotations", csv.file, node,
+                      f"operators.openshift.io/infrastructure-features is not valid JSON ({e.msg} at character {e.pos + 1}): the console "
+                      f"reads no feature from it. Write a JSON list of strings, e.g. '[\"disconnected\", \"proxy-aware\"]' "
+                      f"(known: {', '.join(known)}).")
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        yield finding("feature-annotations", csv.file, node,
+                      "operators.openshift.io/infrastructure-features must be a JSON list of strings, e.g. '[\"disconnected\"]'; "
+                      "the console reads no feature from anything else.")
+        return
+    unknown = [v for v in value if v.strip().lower() not in known]
+    if unknown:
+        yield finding("feature-annotations", csv.file, node,
+                      f"operators.openshift.io/infrastructure-features lists {', '.join(repr(u) for u in unknown)}, not a feature the "
+                      f"console knows ({', '.join(known)}); it is ignored. Fix the spelling or remove it.")
