@@ -36,7 +36,17 @@ def main(argv=None) -> int:
     ap.add_argument("--sweep", action="store_true",
                     help="instead: replace every value of the good bundle's files, one at a time, by each of "
                          "a few wrong types ([], {}, text, number, null, true) and check each result")
+    ap.add_argument("--max-memory-gib", type=float, default=4.0,
+                    help="address-space limit of this process (default 4): a runaway case is a MemoryError "
+                         "reported as a failure, not the machine's out-of-memory killer")
     args = ap.parse_args(argv)
+    try:
+        import resource
+
+        limit = int(args.max_memory_gib * (1 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not on this platform
+        pass
     if args.sweep:
         return sweep(args.keep)
     if args.rounds <= 0 and args.minutes <= 0:
