@@ -198,17 +198,26 @@ def _ryml_clean(text: str, limits: Limits) -> str:
     os.dup2(_devnull, 2)  # rapidyaml prints its parse errors on stderr
     try:
         tree = _ryml.parse_in_arena(data)
-        js = _ryml.emit_json_malloc(tree, tree.root_id())
+        # into a buffer of ours: emit_json_malloc's buffer is never freed (a leak of the
+        # JSON's size per file, gigabytes over a catalog)
+        buf = bytearray(2 * len(data) + 4096)
+        failed, size = _ryml.emit_json_to_substr(tree, tree.root_id(), buf)
+        if failed:
+            buf = bytearray(size)
+            failed, size = _ryml.emit_json_to_substr(tree, tree.root_id(), buf)
+            if failed:
+                return "json"
+        del tree
     except Exception:  # noqa: BLE001 - rapidyaml refuses it: libyaml decides
         return "ryml-refused"
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-    if not isinstance(js, str):
-        try:
-            js = bytes(js).decode("utf-8")
-        except UnicodeDecodeError:
-            return "json"
+    try:
+        js = bytes(memoryview(buf)[:size]).decode("utf-8")
+    except UnicodeDecodeError:
+        return "json"
+    del buf
     # nesting: the JSON decoder counts its depth against the recursion limit, so a limit
     # of (here + max_depth - 20) makes anything nested deeper than that a RecursionError
     room = limits.max_depth - 20
