@@ -94,10 +94,10 @@ def load_config(path: Optional[str], required: bool = False) -> Config:
             data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as e:  # a value its tag cannot construct: !!float x
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot be read: {e.strerror}") from None
+    except Exception as e:  # PyYAML's constructors raise KeyError, IndexError, ValueError... on a mistagged value
+        raise ConfigError(f"{path}: not valid YAML: a value does not fit its tag ({type(e).__name__}: {e})") from None
     return parse_config(data, path)
 
 

@@ -200,6 +200,8 @@ def test_usage_errors_exit_2_with_a_message_and_no_traceback(findings_tree, args
     ("apis: {dropped: []}\n", "dropped"),
     ("rules: !!float x\n", "not valid YAML"),  # a value its tag cannot construct
     ("fail_on: !!int x\n", "not valid YAML"),
+    ("fail_on: !!int ''\n", "not valid YAML"),  # PyYAML raises IndexError here
+    ("fail_on: !!bool maybe\n", "not valid YAML"),  # ... and KeyError here
 ])
 def test_bad_config_file_exits_2(findings_tree, config, words):
     with open(os.path.join(findings_tree, ".olm-check.yaml"), "w") as fh:
