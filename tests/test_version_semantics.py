@@ -80,3 +80,17 @@ def test_label_syntax_fix_quotes_the_number(copy_fixture):
     res = check(["."])
     f = [f for f in res.findings if f.rule == "ocp-versions-syntax"][0]
     assert f.fix.replacement == '  com.redhat.openshift.versions: "v4.10"'
+
+
+def test_explicit_target_drops_the_closed_range_reminder(copy_fixture):
+    copy_fixture("rules/ocp-versions-closed-range/bad")
+    assert any(f.rule == "ocp-versions-closed-range" for f in check(["."]).findings)
+    assert not any(f.rule == "ocp-versions-closed-range" for f in check(["."], target=["4.16"]).findings)
+
+
+def test_no_constraints_warns_once_but_certified_still_errors_on_missing_label(copy_fixture):
+    copy_fixture("rules/no-version-constraints/bad")
+    community = rules_of(check(["."]))
+    assert ("no-version-constraints", "warning") in community
+    assert not any(r == "ocp-versions-missing" for r, _ in community)
+    assert ("ocp-versions-missing", "error") in rules_of(check(["."], profile="certified"))

@@ -15,7 +15,7 @@ from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..report.text import _ranges
 from ..versions import ACCEPTED_FORMS, LABEL_KEY, label_unknown, parse_min_kube, vkey, vstr
-from . import check, define, finding
+from . import RULES, check, define, finding
 
 CAT = "version"
 
@@ -158,7 +158,8 @@ def label_rules(bundle: Bundle, ctx):
                               f"{LABEL_KEY} names OpenShift {', '.join(unknown)}, which olm-check's release table does not know "
                               f"(it ends at {table.newest.label()}); releases beyond it are not checked. Update olm-check, or add the "
                               f"release under ocp_releases in .olm-check.yaml, e.g. {{ocp: \"{unknown[-1]}\", kube: \"1.xx\", ga: false}}.")
-            if lr.upper is not None and lr.upper < table.newest_ga.key and lr.upper >= table.first.key and not fbc:
+            if lr.upper is not None and lr.upper < table.newest_ga.key and lr.upper >= table.first.key and not fbc \
+                    and not vi.explicit_target:
                 after = [r for r in table.releases if r.key > lr.upper and r.ga]
                 yield finding("ocp-versions-closed-range", af, node,
                               f"{LABEL_KEY} '{lr.raw}' ends at {vstr(lr.upper)}: this version is not published to the catalogs of "
@@ -190,8 +191,8 @@ def label_rules(bundle: Bundle, ctx):
     # no label at all
     if node is None and not fbc and bundle.mediatype in (REGISTRY_V1, None):
         limited = [r for r in table.releases if r.ocp not in vi.ocp_installable]
-        if vi.no_constraints:
-            return  # no-version-constraints says it once
+        if vi.no_constraints and RULES["ocp-versions-missing"].severity_in(ctx.profile) != "error":
+            return  # no-version-constraints says it once (certified still gets its error)
         if limited and (vi.max_ocp or vi.min_kube):
             why = []
             if vi.min_kube:

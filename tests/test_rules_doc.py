@@ -1,0 +1,17 @@
+"""docs/rules.md is generated from the registry (SARIF helpUri and the README link to it):
+it must match what `olm-check rules --format markdown` prints now."""
+import os
+
+from conftest import ROOT
+from helpers import run_cli
+
+
+def test_rules_reference_is_up_to_date():
+    p = run_cli("rules", "--format", "markdown")
+    assert p.returncode == 0
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as fh:
+        committed = fh.read()
+    assert committed == p.stdout, "docs/rules.md is stale: regenerate it with `olm-check rules --format markdown > docs/rules.md`"
+    for line in p.stdout.splitlines():
+        if line.startswith("## "):
+            assert " " not in line[3:], "rule headings must be bare ids so #<id> anchors work"
