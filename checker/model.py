@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
-from .nodes import Mapping, Node, Scalar, Sequence
-from .yamlload import Problem
+from .nodes import Mapping, Node, Scalar
 
 REGISTRY_V1 = "registry+v1"
 PLAIN_V0 = "plain+v0"  # spelled in older proposals

@@ -136,6 +136,30 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
                    ocp_versions=[getattr(r, "ocp", r) for r in (ocp or [])], fix=fix)
 
 
+def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
+    """A Fix replacing a one-line plain or quoted scalar on its line with ``new_text``
+    (None for block scalars or when the line does not hold the scalar as parsed)."""
+    from ..nodes import Scalar
+
+    if file is None or isinstance(file, str) or not isinstance(node, Scalar) or node.style in ("|", ">"):
+        return None
+    line = file.line_text(node.line)
+    start = node.col - 1
+    if node.style is None:
+        end = start + len(node.raw)
+        if line[start:end] != node.raw:
+            return None
+    else:
+        q = node.style
+        end = line.find(q, start + 1)
+        while q == "'" and end != -1 and line[end + 1:end + 2] == "'":  # '' is an escaped quote
+            end = line.find(q, end + 2)
+        if end == -1:
+            return None
+        end += 1
+    return Fix(node.line, line[:start] + new_text + line[end:], description)
+
+
 def _dedent(s: str) -> str:
     import inspect
 

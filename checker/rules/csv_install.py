@@ -9,12 +9,11 @@ number where a string belongs) and returns nothing for it.
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Optional
 
-from ..finding import Fix
-from ..model import Bundle, Manifest
+from ..model import Bundle
 from ..nodes import Mapping, Node, Scalar, Sequence
-from . import check, define, finding
+from . import check, define, finding, value_fix
 
 CAT = "csv"
 
@@ -107,24 +106,6 @@ def lacking(node, key: str) -> str:
     if isinstance(node, Scalar) and (node.value is None or (isinstance(node.value, str) and not node.value.strip())):
         return f"an empty {key}"
     return f"{key} as {node.type_name()} ({show(node)}) instead of a string" if isinstance(node, Scalar) else f"{key} as {node.type_name()} instead of a string"
-
-
-def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
-    """Replace a one-line plain or quoted scalar on its line with ``new_text``."""
-    if file is None or not isinstance(node, Scalar) or node.style in ("|", ">"):
-        return None
-    line = file.line_text(node.line)
-    start = node.col - 1
-    if node.style is None:
-        end = start + len(node.raw)
-        if line[start:end] != node.raw:
-            return None
-    else:
-        end = line.find(node.style, start + 1)
-        if end == -1:
-            return None
-        end += 1
-    return Fix(node.line, line[:start] + new_text + line[end:], description)
 
 
 # ---------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, rule
 from .csv_common import (
-    DNS1123_SUBDOMAIN, data, dq, fix_value, is_blank, is_semver, mapping, seq, shown, text, the_csv,
+    DNS1123_SUBDOMAIN, data, dq, fix_value, is_blank, is_semver, mapping, shown, text, the_csv,
 )
 
 # ---------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Optional
 from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, rule, value_fix
 
 # The grammar of github.com/distribution/reference (regexp.go), as
 # reference.ParseNormalizedNamed applies it (operator-framework/api's
@@ -119,25 +119,7 @@ def _repaired(s: str) -> Optional[str]:
     return None
 
 
-def scalar_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
-    """Replace a one-line scalar's text on its line with ``new_text`` (quoted as needed)."""
-    if file is None or not isinstance(node, Scalar) or node.style in ("|", ">"):
-        return None
-    line = file.line_text(node.line)
-    start = node.col - 1
-    if node.style is None:
-        end = start + len(node.raw)
-        if line[start:end] != node.raw:
-            return None
-    else:
-        q = node.style
-        end = line.find(q, start + 1)
-        while q == "'" and end != -1 and line[end + 1:end + 2] == "'":
-            end = line.find(q, end + 2)
-        if end == -1:
-            return None
-        end += 1
-    return Fix(node.line, line[:start] + new_text + line[end:], description)
+scalar_fix = value_fix  # kept for the modules that import it from here
 
 
 @rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference")

@@ -15,34 +15,13 @@ from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..report.text import _ranges
 from ..versions import ACCEPTED_FORMS, LABEL_KEY, label_unknown, parse_min_kube, vkey, vstr
-from . import RULES, check, define, finding
+from . import RULES, check, define, finding, value_fix
 
 CAT = "version"
 
 
 def _rels(releases) -> str:
     return _ranges([getattr(r, "ocp", r) for r in releases])
-
-
-def _value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
-    """Replace a one-line scalar's text on its line with ``new_text``."""
-    if file is None or not isinstance(node, Scalar) or node.style in ("|", ">"):
-        return None
-    line = file.line_text(node.line)
-    start = node.col - 1
-    if node.style is None:
-        end = start + len(node.raw)
-        if line[start:end] != node.raw:
-            return None
-    else:
-        q = node.style
-        end = line.find(q, start + 1)
-        while q == "'" and end != -1 and line[end + 1:end + 2] == "'":
-            end = line.find(q, end + 2)
-        if end == -1:
-            return None
-        end += 1
-    return Fix(node.line, line[:start] + new_text + line[end:], description)
 
 
 # ---------------------------------------------------------------------------------------
@@ -142,15 +121,15 @@ def label_rules(bundle: Bundle, ctx):
         if not lr.ok:
             fix = None
             if isinstance(node, Scalar) and not isinstance(node.value, str) and node.value is not None:
-                fix = _value_fix(af, node, f'"v{node.raw}"', "quote the value and add the 'v'")
+                fix = value_fix(af, node, f'"v{node.raw}"', "quote the value and add the 'v'")
             elif isinstance(node, Scalar) and isinstance(node.value, str) and "V" in node.value and not re.search(r"\s", node.value):
-                fix = _value_fix(af, node, '"' + node.value.replace("V", "v") + '"', "use a lowercase 'v'")
+                fix = value_fix(af, node, '"' + node.value.replace("V", "v") + '"', "use a lowercase 'v'")
             elif isinstance(node, Scalar) and isinstance(node.value, str) and re.search(r"\s", node.value):
-                fix = _value_fix(af, node, '"' + re.sub(r"\s+", "", node.value) + '"', "remove the spaces")
+                fix = value_fix(af, node, '"' + re.sub(r"\s+", "", node.value) + '"', "remove the spaces")
             yield finding("ocp-versions-syntax", af, node, f"{LABEL_KEY}: {lr.error}", fix=fix)
         else:
             for msg in lr.style:
-                fix = _value_fix(af, node, f'"{lr.canonical}"', f"write {lr.canonical}") if lr.canonical else None
+                fix = value_fix(af, node, f'"{lr.canonical}"', f"write {lr.canonical}") if lr.canonical else None
                 yield finding("ocp-versions-style", af, node, f"{LABEL_KEY}: {msg}", fix=fix)
             unknown = label_unknown(lr, table)
             if unknown:
@@ -370,7 +349,7 @@ def _max_fix(d) -> Optional[Fix]:
         new = f'"{d.node.raw}"'
     else:
         return None
-    return _value_fix(d.file, d.node, new, "write maxOpenShiftVersion as a quoted major.minor")
+    return value_fix(d.file, d.node, new, "write maxOpenShiftVersion as a quoted major.minor")
 
 
 # ---------------------------------------------------------------------------------------
@@ -426,9 +405,9 @@ def kube_rules(bundle: Bundle, ctx):
         if err:
             fix = None
             if isinstance(node.value, str) and re.fullmatch(r"v?\d+\.\d+", node.value.strip()):
-                fix = _value_fix(file, node, node.value.strip() + ".0", "add the patch part")
+                fix = value_fix(file, node, node.value.strip() + ".0", "add the patch part")
             elif isinstance(node.value, float) and re.fullmatch(r"\d+\.\d+", node.raw):
-                fix = _value_fix(file, node, node.raw + ".0", "add the patch part")
+                fix = value_fix(file, node, node.raw + ".0", "add the patch part")
             yield finding("min-kube-version-syntax", file, node, err, fix=fix)
         elif mk is not None and vi.publication_source != "all-known":
             below = [r for r in table.releases if r.ocp in vi.ocp_versions and r.kube_key < mk]
@@ -544,7 +523,7 @@ def _api_uses(bundle: Bundle):
 def _where(where: str, g, v, kind) -> str:
     gv = f"{g}/{v}" if g else v
     if where == "resources":
-        return f"the owned CRD's resources entry"
+        return "the owned CRD's resources entry"
     if where == "alm-examples":
         return f"the alm-examples object {gv} {kind}"
     return f"{gv} {kind}"
