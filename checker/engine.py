@@ -175,13 +175,37 @@ class SiblingBundles:
         return self._load()[i]
 
 
+def _bundle_steps(bundle: Bundle, checked: bool, ctx: Context) -> tuple:
+    """``prepare_bundle`` hooks, then the bundle rules (checked bundles) or only the version
+    analysis (context bundles), then the facts: (findings, BundleFacts or None). Never raises."""
+    from .facts import bundle_facts
+    from .versions_analysis import analyse
+
+    findings = []
+    for fn in CHECKS["prepare_bundle"]:
+        try:
+            fn(bundle, ctx)
+        except Exception as e:
+            findings.append(_internal(bundle.rel, fn, e))
+    if checked:
+        findings += check_bundle(bundle, ctx)
+    else:
+        try:
+            analyse(bundle, ctx)  # context bundles: version facts only
+        except Exception as e:
+            findings.append(_internal(bundle.rel, analyse, e))
+    facts = None
+    try:
+        facts = bundle_facts(bundle, checked)
+    except Exception as e:
+        findings.append(_internal(bundle.rel, bundle_facts, e))
+    return findings, facts
+
+
 def process_bundle(bundle: Bundle, checked: bool, repo: Repository, ctx: Context) -> BundleResult:
     """One bundle, start to end: ``prepare`` hooks (on a view of ``repo`` holding just this
     bundle), ``prepare_bundle`` hooks, version analysis, bundle rules (checked bundles only),
     facts. Never raises: a failing hook or rule becomes an ``internal-error`` finding."""
-    from .facts import bundle_facts
-    from .versions_analysis import analyse
-
     findings = []
     view = dataclasses.replace(repo, bundles=[bundle])
     op = repo.operators.get(bundle.operator) if bundle.operator else None
@@ -192,23 +216,8 @@ def process_bundle(bundle: Bundle, checked: bool, repo: Repository, ctx: Context
     ctx.repo = view
     try:
         findings += prepare(view, ctx, bundle.rel)
-        for fn in CHECKS["prepare_bundle"]:
-            try:
-                fn(bundle, ctx)
-            except Exception as e:
-                findings.append(_internal(bundle.rel, fn, e))
-        if checked:
-            findings += check_bundle(bundle, ctx)
-        else:
-            try:
-                analyse(bundle, ctx)  # context bundles: version facts only
-            except Exception as e:
-                findings.append(_internal(bundle.rel, analyse, e))
-        facts = None
-        try:
-            facts = bundle_facts(bundle, checked)
-        except Exception as e:
-            findings.append(_internal(bundle.rel, bundle_facts, e))
+        more, facts = _bundle_steps(bundle, checked, ctx)
+        findings += more
     finally:
         ctx.repo = saved
     return BundleResult(bundle.rel, findings, facts, ignore_lines(bundle.files))
@@ -223,28 +232,12 @@ def run(repo: Repository, ctx: Context) -> list:
     findings += prepare_repo(repo, ctx)
     findings += prepare(repo, ctx)
     checked = set(repo.checked) if repo.checked else None
-    from .facts import bundle_facts
-    from .versions_analysis import analyse
-
     repo.facts = []
     for b in repo.bundles:
-        is_checked = checked is None or b.rel in checked
-        for fn in CHECKS["prepare_bundle"]:
-            try:
-                fn(b, ctx)
-            except Exception as e:
-                findings.append(_internal(b.rel, fn, e))
-        if is_checked:
-            findings += check_bundle(b, ctx)
-        else:
-            try:
-                analyse(b, ctx)  # context bundles: version facts only
-            except Exception as e:
-                findings.append(_internal(b.rel, analyse, e))
-        try:
-            repo.facts.append(bundle_facts(b, is_checked))
-        except Exception as e:
-            findings.append(_internal(b.rel, bundle_facts, e))
+        more, facts = _bundle_steps(b, checked is None or b.rel in checked, ctx)
+        findings += more
+        if facts is not None:
+            repo.facts.append(facts)
     findings += check_repo(repo, ctx)
     return settle(findings, ctx, _line_lookup(repo))
 

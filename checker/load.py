@@ -113,17 +113,10 @@ class Reader:
             return None
 
     def yaml_file(self, path: str, skip: bool = True) -> SourceFile:
-        sf = SourceFile(path=path, rel=self.rel(path))
-        data = self.read_bytes(path, sf)
-        if data is None:
+        sf = self.text_file(path)
+        text = sf.text
+        if text is None:
             return sf
-        if self.keep_raw:
-            sf.raw = data
-        text, problem = decode(data)
-        if problem is not None:
-            sf.problems.append(problem)
-            return sf
-        sf.text = text
         got = parse_fast(text, self.limits, self.skip_keys) if skip and self.skip_keys else None
         docs, problems = got if got is not None else parse(text, self.limits, self.skip_keys if skip else frozenset())
         sf.documents = docs
