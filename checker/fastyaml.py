@@ -6,13 +6,17 @@ hands every event of them to Python, and that is most of a catalog's parsing tim
 1. the block-style values of skip keys are found in the text (a key alone on its line, the
    value the deeper-indented lines below it) and blanked out, line for line, so every
    position in the rest of the file stays the same;
-2. the whole file is checked by rapidyaml (C++, ~10x libyaml's speed) for what
-   ``yamlload.parse`` would have reported inside the blanked parts: syntax errors, repeated
-   keys (through rapidyaml's JSON, with a ``json`` hook), nesting depth (the JSON decoder's
-   depth, bounded through the recursion limit) and anchors, aliases or tags (where they
-   could start a node);
-3. the rest is parsed by ``yamlload.parse`` as usual, and each blanked value becomes the
-   ``Skipped`` node the full parse would have made.
+2. the rest is parsed by ``yamlload.parse`` as usual, and each blanked value becomes the
+   ``Skipped`` node the full parse would have made;
+3. each blanked value is checked on its own by rapidyaml (C++, ~10x libyaml's speed) for what
+   ``yamlload.parse`` would have reported inside it: syntax errors, repeated keys (through
+   rapidyaml's JSON, with a ``json`` hook) and nesting depth (the JSON decoder's depth,
+   bounded through the recursion limit, plus the depth at which the value sits); the whole
+   text is checked for anchors, aliases or tags (where they could start a node). A
+   catalog repeats the same schema in bundle after bundle (1.8 GB of CRD files in
+   community-operators-prod hold 0.57 GB of distinct schemas), so each distinct value is
+   checked once per process: its verdict is remembered under its SHA-256 and the depth
+   room it had.
 
 Whenever any step is not sure -- rapidyaml refuses the file or finds a repeated key, the text
 has anything that may be an anchor, alias or tag, the layout is not the plain block form,
@@ -23,6 +27,7 @@ same documents and problems or is not taken (tests/test_scale.py and scripts/ben
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -110,9 +115,10 @@ def _line_start_node(text: str, i: int, nl: int) -> bool:
 
 
 def _blank(text: str, keys: frozenset):
-    """(text with the skip keys' block values blanked, {key line: Skipped}) or None when
-    there is nothing to blank or the layout is not the plain block form."""
-    parts, pos, holders = [], 0, {}
+    """(text with the skip keys' block values blanked, {key line: Skipped}, {key line:
+    (start, end) of the value's text}) or None when there is nothing to blank or the layout
+    is not the plain block form."""
+    parts, pos, holders, blocks = [], 0, {}, {}
     nl_at, nl_count = 0, 0  # newlines counted in text[:nl_at]
 
     def line_of(idx: int) -> int:
@@ -169,10 +175,11 @@ def _blank(text: str, keys: frozenset):
         parts.append("\n" * text.count("\n", le, end))
         pos = end
         holders[keyline] = Skipped(lineno, ind + 1, shape)
+        blocks[keyline] = (le + 1, end)
     if not holders:
         return None
     parts.append(text[pos:])
-    return "".join(parts), holders
+    return "".join(parts), holders, blocks
 
 
 def _pairs_hook(pairs):
@@ -181,9 +188,32 @@ def _pairs_hook(pairs):
     return None
 
 
-def _ryml_clean(text: str, limits: Limits) -> str:
-    """'ok' when rapidyaml reads the whole file with no repeated key and within the depth
-    limit; else why not."""
+# verdicts on blanked values already checked: (SHA-256 of the value's text, depth room) ->
+# 'ok' or why not. 32 bytes a value; community-operators-prod has ~25,000 distinct schemas.
+_VERDICTS: dict = {}
+_MAX_VERDICTS = 200_000
+
+
+def _value_clean(text: str, room: int) -> str:
+    """'ok' when rapidyaml reads ``text`` (a blanked value, on its own) with no repeated key
+    and nested at most ``room`` levels deep; else why not. Remembered per distinct text."""
+    if room < 4:
+        return "deep"
+    data = text.encode("utf-8")
+    key = (hashlib.sha256(data).digest(), room)
+    why = _VERDICTS.get(key)
+    if why is None:
+        why = _ryml_clean(data, room)
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = why
+        STATS["values-checked"] += 1
+    else:
+        STATS["values-remembered"] += 1
+    return why
+
+
+def _ryml_clean(data: bytes, room: int) -> str:
     global _devnull, _ryml, ENABLED
     if _ryml is None:
         try:
@@ -191,7 +221,6 @@ def _ryml_clean(text: str, limits: Limits) -> str:
         except Exception:  # noqa: BLE001 - a broken install: no fast path
             ENABLED = False
             return "ryml-refused"
-    data = text.encode("utf-8")
     if _devnull is None:
         _devnull = os.open(os.devnull, os.O_WRONLY)
     saved = os.dup(2)
@@ -219,10 +248,7 @@ def _ryml_clean(text: str, limits: Limits) -> str:
         return "json"
     del buf
     # nesting: the JSON decoder counts its depth against the recursion limit, so a limit
-    # of (here + max_depth - 20) makes anything nested deeper than that a RecursionError
-    room = limits.max_depth - 20
-    if room < 4:
-        return "deep"
+    # of (here + room) makes anything nested deeper than ``room`` a RecursionError
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(_stack_depth() + room)
     try:
@@ -261,14 +287,18 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset) -> Opt
     if _node_props(text):
         STATS["anchor-alias-tag"] += 1
         return None
-    why = _ryml_clean(text, limits)
-    if why != "ok":
-        STATS[why] += 1
-        return None
-    cut, holders = blanked
-    docs, problems = parse(cut, limits, skip_keys, placeholders=holders)
+    cut, holders, blocks = blanked
+    depths: dict = {}
+    docs, problems = parse(cut, limits, skip_keys, placeholders=holders, depths=depths)
     if problems or holders:
         STATS["recheck"] += 1
         return None
+    for keyline, (start, end) in blocks.items():
+        # the value's collections open at depth depths[keyline] (+1 for the value itself);
+        # 2 levels of slack, so that the full parse decides anything near the limit
+        why = _value_clean(text[start:end], limits.max_depth - depths.get(keyline, limits.max_depth) - 2)
+        if why != "ok":
+            STATS[why] += 1
+            return None
     STATS["fast"] += 1
     return docs, problems

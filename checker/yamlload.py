@@ -147,7 +147,7 @@ _NO_KEY = object()
 
 
 def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),
-          placeholders: Optional[dict] = None) -> tuple[list, list]:
+          placeholders: Optional[dict] = None, depths: Optional[dict] = None) -> tuple[list, list]:
     """Parse every document of ``text``.
 
     Returns (documents, problems). A document is a root node (``None`` for an empty
@@ -157,6 +157,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
     ``placeholders`` (used by ``checker.fastyaml``): key line -> ``Skipped`` node standing
     for a skip key's value that was blanked out of ``text`` (checked elsewhere); the empty
     value found there is replaced by it, and the entry removed (what is left was not found).
+    ``depths``: filled with key line -> the number of collections open around each
+    placeholder's value (its nesting depth, for the depth limit of what was blanked).
     """
     limits = limits or Limits()
     docs: list[Optional[Node]] = []
@@ -240,6 +242,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                         node = Skipped(m.line + 1, m.column + 1, "scalar")
                         if placeholders and parent.cur is not None and ev.value == "" and ev.implicit[0] and not ev.style:
                             node = placeholders.pop(parent.cur[0], node)
+                            if depths is not None:
+                                depths[parent.cur[0]] = len(stack)
                     if ev.anchor:
                         anchors[ev.anchor] = (node, 1)
                     attach(parent, node, 1, ev)
