@@ -185,18 +185,27 @@ def cmd_check(args) -> int:
 
 
 def _emit(args, report: dict, findings: list, code: int) -> int:
-    from .report import render
+    from .report import render_chunks
     from .rules import RULES, load_all
 
     load_all()
-    out = render(args.format, report, findings, RULES)
-    sys.stdout.write(out)
+    fh = None
     if args.output:
         try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(out)
+            fh = open(args.output, "w", encoding="utf-8")
         except OSError as e:
             raise Usage(f"--output {args.output}: {e.strerror}")
+    try:
+        for piece in render_chunks(args.format, report, findings, RULES):
+            sys.stdout.write(piece)
+            if fh is not None:
+                try:
+                    fh.write(piece)
+                except OSError as e:
+                    raise Usage(f"--output {args.output}: {e.strerror}")
+    finally:
+        if fh is not None:
+            fh.close()
     if args.format == "github":
         from .report.markdown import summary
 

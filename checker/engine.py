@@ -342,6 +342,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     checked = set(repo.checked) if repo.checked else None
     refs = repo.bundle_refs
     results: list = [None] * len(refs)
+    canon: dict = {}  # one shared copy of each release list and path (see _compact)
     groups: dict = {}
     for i, ref in enumerate(refs):
         groups.setdefault(ref.operator, []).append((i, ref, checked is None or ref.rel in checked))
@@ -351,7 +352,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         hits = []
         for i, ref, chk in members:
             hit = cache.get(ref, chk, repo, ctx) if cache is not None else None
-            results[i] = hit
+            results[i] = hit = _compact(hit, canon) if hit is not None else None
             hits.append(hit)
         if name is None:
             tasks += [("bundle", (i, ref, chk)) for (i, ref, chk), hit in zip(members, hits) if hit is None]
@@ -376,7 +377,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         else:
             name, pairs, repo_findings = payload
         for i, res in pairs:
-            results[i] = res
+            results[i] = res = _compact(res, canon)
             if cache is not None:
                 cache.put(refs[i], checked is None or refs[i].rel in checked, repo, ctx, res)
             done += 1
@@ -414,6 +415,40 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         return f.line_text(n) if f is not None else ""
 
     return settle(findings, ctx, line)
+
+
+def _compact(res: BundleResult, canon: dict) -> BundleResult:
+    """The parent holds every bundle's result until the report: share what results repeat
+    (each finding's list of OpenShift releases, paths, bundle names) instead of keeping one
+    unpickled copy per finding -- on community-operators-prod, 0.8 million of the 1.2
+    million objects results were made of."""
+    def one(v):
+        if v is None:
+            return None
+        got = canon.get(v)
+        if got is None:
+            got = canon[v] = v
+        return got
+
+    def shared_list(v: list) -> list:
+        # one list object for equal lists: nothing changes a result's lists once it is made
+        key = ("list",) + tuple(v)
+        got = canon.get(key)
+        if got is None:
+            got = canon[key] = list(v)
+        return got
+
+    for f in res.findings:
+        if f.ocp_versions:
+            f.ocp_versions = shared_list(f.ocp_versions)
+        f.path = one(f.path)
+        f.bundle = one(f.bundle)
+    facts = res.facts
+    if facts is not None:
+        facts.ocp_versions = shared_list(facts.ocp_versions)
+        facts.ocp_installable = shared_list(facts.ocp_installable)
+        facts.channels = shared_list(facts.channels)
+    return res
 
 
 def _repo_files(repo: Repository) -> list:

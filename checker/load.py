@@ -32,7 +32,7 @@ class ParseMemo:
     are dropped beyond ``budget`` (an estimate of the text built into nodes), so memory
     stays flat over a catalog."""
 
-    def __init__(self, budget: int = 12 * 1024 * 1024):
+    def __init__(self, budget: int = 4 * 1024 * 1024):
         self.budget = budget
         self.used = 0
         self.items: OrderedDict = OrderedDict()  # key -> (result, weight)

@@ -229,8 +229,13 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
             if frame.node is not None and node is not None:
                 frame.node.items.append(node)
 
+    loader = _Loader(text)
+    next_event = loader.get_event  # the parser's own method: no generator around it
     try:
-        for ev in yaml.parse(text, Loader=_Loader):
+        while True:
+            ev = next_event()
+            if ev is None:
+                break
             cls = ev.__class__
             parent = stack[-1] if stack else None
             if cls is ScalarEvent:
@@ -336,6 +341,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
         problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {reason}. Nothing in this file can be read until it is fixed."))
     except RecursionError:  # pragma: no cover - defensive, depth limit comes first
         problems.append(Problem("yaml-limits", 1, 1, "the file nests too deeply to be read"))
+    finally:
+        loader.dispose()
     return docs, problems
 
 

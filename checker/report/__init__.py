@@ -44,6 +44,16 @@ def build(bundles: list, findings: list) -> dict:
     }
 
 
+def render_chunks(fmt: str, report: dict, findings: list, rules: dict):
+    """``render``'s text in pieces (the JSON report line by line; other formats whole)."""
+    if fmt == "json":
+        from .jsonfmt import chunks
+
+        yield from chunks(report, findings, rules)
+    else:
+        yield render(fmt, report, findings, rules)
+
+
 def render(fmt: str, report: dict, findings: list, rules: dict) -> str:
     if fmt == "json":
         from .jsonfmt import render as r

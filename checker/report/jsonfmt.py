@@ -8,15 +8,27 @@ def _dumps(obj) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-def render(report, findings, rules) -> str:
-    parts = []
-    for key, value in report.items():
+def chunks(report, findings, rules):
+    """The report as pieces of text, a line at a time, for writing out without ever holding
+    it as one string: a whole catalog's report is ~25 MB of text, and a single character
+    outside Latin-1 makes Python store all of it at 2-4 bytes a character."""
+    items = list(report.items())
+    yield "{\n"
+    for n, (key, value) in enumerate(items):
+        end = ",\n" if n < len(items) - 1 else "\n"
         if isinstance(value, list):
             if value:
-                body = ",\n".join("    " + _dumps(v) for v in value)
-                parts.append(f"  {_dumps(key)}: [\n{body}\n  ]")
+                yield f"  {_dumps(key)}: [\n"
+                last = len(value) - 1
+                for i, v in enumerate(value):
+                    yield "    " + _dumps(v) + (",\n" if i < last else "\n")
+                yield "  ]" + end
             else:
-                parts.append(f"  {_dumps(key)}: []")
+                yield f"  {_dumps(key)}: []" + end
         else:
-            parts.append(f"  {_dumps(key)}: {_dumps(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+            yield f"  {_dumps(key)}: {_dumps(value)}" + end
+    yield "}\n"
+
+
+def render(report, findings, rules) -> str:
+    return "".join(chunks(report, findings, rules))

@@ -89,20 +89,27 @@ def alm_examples(bundle: Bundle, ctx):
             return
         else:
             items = json_array_items(node.value)
-        positions = scalar_positions(sf, node) or []
+        mapped: list = []  # the scalar's character positions, mapped when a finding needs them
+
+        def at(off: int, node=node) -> tuple:
+            if not mapped:
+                mapped.append(scalar_positions(sf, node) or [])
+            return pos_in(sf, node, off, mapped[0])
+
         for off, item in items:
-            ln, col = pos_in(sf, node, off, positions)
             if not isinstance(item, dict):
+                ln, col = at(off)
                 yield finding(AE, sf, None, f"an example in {key} is {json_type(item)}; each example must be a JSON object with apiVersion, kind and metadata.",
                               line=ln, column=col)
                 continue
             av, kind = item.get("apiVersion"), item.get("kind")
             if not isinstance(av, str) or not av or not isinstance(kind, str) or not kind:
+                ln, col = at(off)
                 yield finding(AE, sf, None, f"an example in {key} has no apiVersion or kind; the console cannot tell which API it is for. "
                               "Add \"apiVersion\": \"<group>/<version>\" and \"kind\".", line=ln, column=col)
                 continue
             g, v = _gv(av)
-            examples.append((g, v, kind, ln, col))
+            examples.append((g, v, kind, off))
     provided = {}
     for name, g, v, k, e in owned_crds(csv):
         if k and v:
@@ -113,9 +120,10 @@ def alm_examples(bundle: Bundle, ctx):
     if not provided and not examples:
         return
     have = set()
-    for g, v, k, ln, col in examples:
+    for g, v, k, off in examples:
         have.add((g, v, k))
         if (g, v, k) not in provided:
+            ln, col = at(off)
             av = f"{g}/{v}" if g else v
             same_kind = [f"{pg}/{pv}" if pg else pv for (pg, pv, pk) in provided if pk == k]
             hint = (f" The CSV owns {k} as {', '.join(sorted(same_kind))}: use that apiVersion." if same_kind
