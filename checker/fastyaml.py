@@ -11,8 +11,9 @@ hands every event of them to Python, and that is most of a catalog's parsing tim
 3. each blanked value is checked on its own by rapidyaml (C++, ~10x libyaml's speed) for what
    ``yamlload.parse`` would have reported inside it: syntax errors, repeated keys (through
    rapidyaml's JSON, with a ``json`` hook) and nesting depth (the JSON decoder's depth,
-   bounded through the recursion limit, plus the depth at which the value sits); the whole
-   text is checked for anchors, aliases or tags (where they could start a node). A
+   bounded through the recursion limit, plus the depth at which the value sits) and, where
+   the text may hold one, anchors, aliases or tags (rapidyaml's tree marks them); the rest
+   of the text is checked for anything that may start an anchor, alias or tag. A
    catalog repeats the same schema in bundle after bundle (1.8 GB of CRD files in
    community-operators-prod hold 0.57 GB of distinct schemas), so each distinct value is
    checked once per process: its verdict is remembered under its SHA-256 and the depth
@@ -194,16 +195,18 @@ _VERDICTS: dict = {}
 _MAX_VERDICTS = 200_000
 
 
-def _value_clean(text: str, room: int) -> str:
-    """'ok' when rapidyaml reads ``text`` (a blanked value, on its own) with no repeated key
-    and nested at most ``room`` levels deep; else why not. Remembered per distinct text."""
+def _value_clean(text: str, room: int, props: bool) -> str:
+    """'ok' when rapidyaml reads ``text`` (a blanked value, on its own) with no repeated key,
+    nested at most ``room`` levels deep and, when ``props`` (the text may hold an anchor,
+    alias or tag: ``_node_props``), with none in its tree; else why not. Remembered per
+    distinct text (``props`` follows from the text)."""
     if room < 4:
         return "deep"
     data = text.encode("utf-8")
     key = (hashlib.sha256(data).digest(), room)
     why = _VERDICTS.get(key)
     if why is None:
-        why = _ryml_clean(data, room)
+        why = _ryml_clean(data, room, props)
         if len(_VERDICTS) >= _MAX_VERDICTS:
             _VERDICTS.clear()
         _VERDICTS[key] = why
@@ -213,7 +216,11 @@ def _value_clean(text: str, room: int) -> str:
     return why
 
 
-def _ryml_clean(data: bytes, room: int) -> str:
+def _props_mask() -> int:
+    return int(_ryml.KEYANCH) | int(_ryml.VALANCH) | int(_ryml.KEYREF) | int(_ryml.VALREF) | int(_ryml.KEYTAG) | int(_ryml.VALTAG)
+
+
+def _ryml_clean(data: bytes, room: int, props: bool) -> str:
     global _devnull, _ryml, ENABLED
     if _ryml is None:
         try:
@@ -227,6 +234,12 @@ def _ryml_clean(data: bytes, room: int) -> str:
     os.dup2(_devnull, 2)  # rapidyaml prints its parse errors on stderr
     try:
         tree = _ryml.parse_in_arena(data)
+        if props:
+            # text such as a CEL rule's continuation line "!has(self.x)" looks like a tag to
+            # the text scan; the tree tells: any anchor, alias or tag, and libyaml decides
+            mask, kind = _props_mask(), tree.type
+            if any(kind(i) & mask for i in range(tree.size())):
+                return "anchor-alias-tag"
         # into a buffer of ours: emit_json_malloc's buffer is never freed (a leak of the
         # JSON's size per file, gigabytes over a catalog)
         buf = bytearray(2 * len(data) + 4096)
@@ -284,10 +297,10 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset) -> Opt
     if blanked is None:
         STATS["layout"] += 1
         return None
-    if _node_props(text):
+    cut, holders, blocks = blanked
+    if _node_props(cut):
         STATS["anchor-alias-tag"] += 1
         return None
-    cut, holders, blocks = blanked
     depths: dict = {}
     docs, problems = parse(cut, limits, skip_keys, placeholders=holders, depths=depths)
     if problems or holders:
@@ -296,7 +309,8 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset) -> Opt
     for keyline, (start, end) in blocks.items():
         # the value's collections open at depth depths[keyline] (+1 for the value itself);
         # 2 levels of slack, so that the full parse decides anything near the limit
-        why = _value_clean(text[start:end], limits.max_depth - depths.get(keyline, limits.max_depth) - 2)
+        value = text[start:end]
+        why = _value_clean(value, limits.max_depth - depths.get(keyline, limits.max_depth) - 2, _node_props(value))
         if why != "ok":
             STATS[why] += 1
             return None

@@ -32,7 +32,7 @@ class ParseMemo:
     are dropped beyond ``budget`` (an estimate of the text built into nodes), so memory
     stays flat over a catalog."""
 
-    def __init__(self, budget: int = 4 * 1024 * 1024):
+    def __init__(self, budget: int = 2 * 1024 * 1024):
         self.budget = budget
         self.used = 0
         self.items: OrderedDict = OrderedDict()  # key -> (result, weight)
@@ -49,7 +49,7 @@ class ParseMemo:
 
     def put(self, key, result, weight: int) -> None:
         if weight > self.budget // 4:
-            return  # a big unique file (a CSV): keeping it would push out many small ones
+            return
         self.items[key] = (result, weight)
         self.used += weight
         while self.used > self.budget:
@@ -161,9 +161,13 @@ class Reader:
         if got is None:
             fast = parse_fast(text, self.limits, skip_keys) if skip_keys else None
             got = fast if fast is not None else parse(text, self.limits, skip_keys)
-            # what the result holds in memory, roughly: a fast parse built nodes for the
-            # few lines around the skipped schemas only
-            PARSED.put(key, got, len(text) // 16 if fast is not None else len(text))
+            # kept: CRD files (a fast parse built nodes for the few lines around the skipped
+            # schemas only) and small files; a CSV is unique to its bundle and its nodes are
+            # 10-20 times its text
+            if fast is not None:
+                PARSED.put(key, got, len(text) // 16)
+            elif len(text) <= 16384:
+                PARSED.put(key, got, len(text))
         docs, problems = got
         sf.documents = list(docs)
         sf.problems.extend(problems)

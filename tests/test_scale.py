@@ -185,6 +185,11 @@ SCHEMA_DOCS = {
     "block-scalar-inside": "spec:\n  openAPIV3Schema:\n    description: |\n      text\n\n      more\n  x: 1\n",
     "key-later-on-line": "spec:\n  x: openAPIV3Schema:\n",
     "quoted-key": "spec:\n  \"openAPIV3Schema\":\n    type: object\n",
+    # a CEL rule continued on a line starting with "!": text, not a tag (kept on the fast path)
+    "cel-continuation": "spec:\n  openAPIV3Schema:\n    x-kubernetes-validations:\n    - rule: 'has(self.a) ||\n        !has(self.b)'\n      message: m\n  x: 1\n",
+    "anchor-only-inside": "spec:\n  openAPIV3Schema:\n    a: &x {type: object}\n    b: *x\n  x: 1\n",
+    "tag-on-mapping-inside": "spec:\n  openAPIV3Schema:\n    a: !!map\n      type: object\n  x: 1\n",
+    "alias-outside-anchor-inside": "spec:\n  openAPIV3Schema:\n    a: &x {type: object}\n  x:\n    *x\n",
 }
 
 
@@ -207,9 +212,10 @@ def test_fast_yaml_path_equals_full_parse(name):
         assert tree_key(got[0]) == tree_key(want[0])
         assert [vars(p) for p in got[1]] == [vars(p) for p in want[1]]
     if fastyaml.ENABLED and name in ("plain", "comment-after-key", "in-sequence-item", "crlf", "multi-doc", "prose-stars",
-                                     "block-scalar-inside", "at-end-no-newline", "sequence-value"):
+                                     "block-scalar-inside", "at-end-no-newline", "sequence-value", "cel-continuation"):
         assert got is not None, f"{name}: the fast path should apply"
-    if name in ("repeated-key-inside", "anchor-inside", "syntax-error-inside", "deep-inside", "tab-inside", "repeated-skip-key"):
+    if name in ("repeated-key-inside", "anchor-inside", "syntax-error-inside", "deep-inside", "tab-inside", "repeated-skip-key",
+                "anchor-only-inside", "tag-on-mapping-inside", "alias-outside-anchor-inside"):
         assert got is None, f"{name}: must fall back to the full parse"
 
 
@@ -222,3 +228,15 @@ def test_simple_dockerfile_labels_match_the_parser():
         assert [tuple(p) for p in _simple_label(value)] == [tuple(p) for p in extract_key_values(False, {}, {}, value)], value
     for value in ["k=v k2=v2", "k=$X", "k='v'", 'k="a\\"b"', "k v", "k=a\\ b"]:
         assert _simple_label(value) is None, value
+
+
+def test_identical_files_in_two_bundles_are_reported_on_each(tmp_path):
+    """Parse results are shared between files with the same content (``load.PARSED``):
+    each copy still gets its own findings, at its own path, line and column."""
+    src = os.path.join(FIXTURES, "rules", "yaml-duplicate-key", "bad")
+    for name in ("a", "b"):
+        shutil.copytree(src, tmp_path / name, ignore=shutil.ignore_patterns("expect.yaml"))
+    res = check([str(tmp_path / "a"), str(tmp_path / "b")], jobs=1)
+    got = sorted((f.path.rsplit("/", 3)[-3], f.line, f.column) for f in res.findings
+                 if f.rule == "yaml-duplicate-key")
+    assert got == [("a", 7, 3), ("b", 7, 3)]
