@@ -152,13 +152,20 @@ class Cache:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             entries = []
+        index = self._index
         for e in entries:
             try:
                 est = e.stat(follow_symlinks=False)
             except OSError:
-                est = None
-            if est is None:
                 h.update(f"?{e.name}\0".encode())
+                continue
+            if stat.S_ISREG(est.st_mode):
+                # the common case, inline (75,000 files a catalog): what _entry hashes
+                path = e.path
+                got = index.get(path)
+                sig = f"{est.st_size}:{est.st_mtime_ns}:{est.st_ctime_ns}:{est.st_ino}"
+                digest = got[1] if got is not None and got[0] == sig else self.file_digest(path, est)
+                h.update(f"F{e.name}\0{est.st_size}\0".encode() + digest)
                 continue
             self._entry(h, e.path, e.name, depth - 1, est)
         h.update(b"/\0")

@@ -77,12 +77,17 @@ class Reader:
         self.limits = limits or Limits()
         self.skip_keys = skip_keys
         self.keep_raw = keep_raw
+        self._real_dirs: dict = {}  # directory -> its real path (``inside``)
 
     # absolute path -> the path as the user gave it (set by ``discover.plan``): display paths
     # of files outside ``display_base`` start with what the user typed
     given: dict = {}
 
     def rel(self, path: str) -> str:
+        base = self.display_base
+        if path.startswith(base) and path[len(base):len(base) + 1] == os.sep and "/." not in path and "//" not in path \
+                and path.isprintable() and os.sep == "/":
+            return path[len(base) + 1:]  # the common case, without relpath's normalising
         r = os.path.relpath(path, self.display_base)
         if r == os.pardir or r.startswith(os.pardir + os.sep):
             for a, g in self.given.items():
@@ -99,8 +104,20 @@ class Reader:
     # further trees the user named explicitly (paths outside ``root``; set by ``discover.plan``)
     extra_roots: tuple = ()
 
-    def inside(self, path: str) -> bool:
-        real = os.path.realpath(path)
+    def inside(self, path: str, is_link: bool = True) -> bool:
+        """Whether ``path`` resolves inside the checked tree(s). ``is_link=False``: the path
+        itself is known not to be a symbolic link, so only its directory is resolved (once
+        per directory)."""
+        if is_link:
+            real = os.path.realpath(path)
+        else:
+            d, name = os.path.split(path)
+            rd = self._real_dirs.get(d)
+            if rd is None:
+                if len(self._real_dirs) > 4096:
+                    self._real_dirs.clear()
+                rd = self._real_dirs[d] = os.path.realpath(d)
+            real = os.path.join(rd, name)
         return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in (self.root, *self.extra_roots))
 
     def read_bytes(self, path: str, sf: SourceFile) -> Optional[bytes]:
@@ -124,7 +141,7 @@ class Reader:
             except OSError:
                 sf.problems.append(Problem("yaml-limits", 1, 1, f"this symbolic link to '{target}' is broken. Remove it or replace it with the file."))
                 return None
-        elif not self.inside(path):
+        elif not self.inside(path, is_link=False):
             # not a link itself, but reached through a symlinked directory that leaves the tree
             sf.problems.append(Problem(
                 "yaml-limits", 1, 1,

@@ -52,7 +52,8 @@ class Scalar(Node):
     kind = "scalar"
 
     def __init__(self, line: int, col: int, value: Any, raw: str, style: Optional[str], tag: str):
-        super().__init__(line, col)
+        self.line = line  # (not super().__init__: a million scalars a catalog)
+        self.col = col
         self.value = value
         self.raw = raw
         self.style = style
@@ -85,7 +86,8 @@ class Mapping(Node):
     kind = "mapping"
 
     def __init__(self, line: int, col: int):
-        super().__init__(line, col)
+        self.line = line
+        self.col = col
         self.pairs: list[tuple[Node, Node]] = []
         self._index: dict[Any, int] = {}
 
@@ -96,11 +98,8 @@ class Mapping(Node):
         return "a mapping"
 
     def add(self, key: Node, value: Node) -> None:
-        k = key.value if isinstance(key, Scalar) else id(key)
-        try:
-            hash(k)
-        except TypeError:
-            k = id(key)
+        # a scalar's value is a str, int, float, bool or None: hashable
+        k = key.value if key.__class__ is Scalar else id(key)
         self._index[k] = len(self.pairs)  # last one wins, like YAML loaders
         self.pairs.append((key, value))
 
@@ -144,7 +143,8 @@ class Sequence(Node):
     kind = "sequence"
 
     def __init__(self, line: int, col: int):
-        super().__init__(line, col)
+        self.line = line
+        self.col = col
         self.items: list[Node] = []
 
     def is_seq(self) -> bool:
