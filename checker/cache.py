@@ -34,7 +34,7 @@ from typing import Optional
 
 from . import __version__
 
-SCHEMA = 1
+SCHEMA = 2
 _CODE_DIGEST: Optional[str] = None
 
 
@@ -56,6 +56,12 @@ def code_digest() -> str:
     return _CODE_DIGEST
 
 
+class _Parts(list):
+    """Collects what ``Cache._entry`` hashes (it calls ``update``), to hash it later."""
+
+    update = list.append
+
+
 class Cache:
     FILE = "olm-check-cache.sqlite"
 
@@ -66,15 +72,16 @@ class Cache:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-        self.db.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, st TEXT, digest BLOB)")
-        self.db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, data BLOB, used REAL)")
         row = self.db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
-        if row is None or row[0] != str(SCHEMA):
-            self.db.execute("DELETE FROM files")
-            self.db.execute("DELETE FROM results")
+        if row is None or row[0] != str(SCHEMA):  # another layout: start again
+            self.db.execute("DROP TABLE IF EXISTS files")
+            self.db.execute("DROP TABLE IF EXISTS results")
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
+        self.db.execute("CREATE TABLE IF NOT EXISTS files (path BLOB PRIMARY KEY, st TEXT, digest BLOB)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, data BLOB, used REAL)")
         self.db.commit()
-        self._index = {p: (st, d) for p, st, d in self.db.execute("SELECT path, st, digest FROM files")}
+        # paths are stored as the file system's bytes (a name need not be UTF-8)
+        self._index = {os.fsdecode(p): (st, d) for p, st, d in self.db.execute("SELECT path, st, digest FROM files")}
         self._new_files: dict = {}
         self._new_results: list = []
         self._keys: dict = {}  # rel -> key computed by get() for put()
@@ -115,30 +122,30 @@ class Cache:
             try:
                 st = os.lstat(path)
             except OSError:
-                h.update(f"?{name}\0".encode())
+                h.update(f"?{name}\0".encode("utf-8", "surrogateescape"))
                 return
         if stat.S_ISLNK(st.st_mode):
             try:
                 target = os.readlink(path)
             except OSError:
                 target = "?"
-            h.update(f"L{name}\0{target}\0".encode())
+            h.update(f"L{name}\0{target}\0".encode("utf-8", "surrogateescape"))
             try:
                 st = os.stat(path)
             except OSError:
                 h.update(b"broken\0")
                 return
             real = os.path.realpath(path)
-            h.update(real.encode() + b"\0")
+            h.update(real.encode("utf-8", "surrogateescape") + b"\0")
         if stat.S_ISDIR(st.st_mode):
-            h.update(f"D{name}\0".encode())
+            h.update(f"D{name}\0".encode("utf-8", "surrogateescape"))
             if depth > 0:
                 h.update(self._dir_digest(path, depth))
         elif stat.S_ISREG(st.st_mode):
-            h.update(f"F{name}\0{st.st_size}\0".encode())
+            h.update(f"F{name}\0{st.st_size}\0".encode("utf-8", "surrogateescape"))
             h.update(self.file_digest(path, st))
         else:
-            h.update(f"S{name}\0{st.st_mode}\0".encode())
+            h.update(f"S{name}\0{st.st_mode}\0".encode("utf-8", "surrogateescape"))
 
     def _dir_digest(self, path: str, depth: int) -> bytes:
         """A directory's entries, ``depth`` levels down (memoised for the run: sibling bundles'
@@ -146,30 +153,32 @@ class Cache:
         got = self._dirs.get((path, depth))
         if got is not None:
             return got
-        h = hashlib.sha256(b"dir\0")
         try:
             with os.scandir(path) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = list(it)
         except OSError:
             entries = []
         index = self._index
+        out = []  # one byte string per entry, sorted below (an order that needs no sort key)
         for e in entries:
             try:
                 est = e.stat(follow_symlinks=False)
             except OSError:
-                h.update(f"?{e.name}\0".encode())
+                out.append(f"?{e.name}\0".encode("utf-8", "surrogateescape"))
                 continue
             if stat.S_ISREG(est.st_mode):
                 # the common case, inline (75,000 files a catalog): what _entry hashes
-                path = e.path
-                got = index.get(path)
+                path_ = e.path
+                got = index.get(path_)
                 sig = f"{est.st_size}:{est.st_mtime_ns}:{est.st_ctime_ns}:{est.st_ino}"
-                digest = got[1] if got is not None and got[0] == sig else self.file_digest(path, est)
-                h.update(f"F{e.name}\0{est.st_size}\0".encode() + digest)
+                digest = got[1] if got is not None and got[0] == sig else self.file_digest(path_, est)
+                out.append(f"F{e.name}\0{est.st_size}\0".encode("utf-8", "surrogateescape") + digest)
                 continue
-            self._entry(h, e.path, e.name, depth - 1, est)
-        h.update(b"/\0")
-        got = self._dirs[(path, depth)] = h.digest()
+            parts = _Parts()
+            self._entry(parts, e.path, e.name, depth - 1, est)
+            out.append(b"".join(parts))
+        out.sort()
+        got = self._dirs[(path, depth)] = hashlib.sha256(b"dir\0" + b"".join(out) + b"/\0").digest()
         return got
 
     def bundle_digest(self, path: str) -> bytes:
@@ -203,7 +212,7 @@ class Cache:
                 for ref in repo.bundle_refs:
                     self._by_operator.setdefault(ref.operator, []).append(ref)
             for ref in self._by_operator.get(operator, []):
-                h.update(ref.rel.encode() + b"\0")
+                h.update(ref.rel.encode("utf-8", "surrogateescape") + b"\0")
                 self._entry(h, os.path.join(ref.path, "metadata"), "metadata", 1)
         got = self._op_inputs[operator] = h.digest()
         return got
@@ -214,12 +223,12 @@ class Cache:
             parts = [f"schema={SCHEMA}", code_digest(), ctx.config.signature(), ctx.ocp.signature(),
                      ctx.profile, repr(ctx.target), getattr(reader, "root", ""), getattr(reader, "display_base", ""),
                      repr(repo.is_catalog_repo)]
-            self._run_sig = hashlib.sha256("\0".join(parts).encode()).digest()
+            self._run_sig = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
         return self._run_sig
 
     def key(self, ref, checked: bool, repo, ctx) -> bytes:
         h = hashlib.sha256(self.run_signature(repo, ctx))
-        h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0".encode())
+        h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0".encode("utf-8", "surrogateescape"))
         h.update(self.operator_inputs(repo, ref.operator))
         h.update(self.bundle_digest(ref.path))
         return h.digest()
@@ -228,7 +237,7 @@ class Cache:
         """An operator's repository-rule findings: its inputs, every bundle's key, and the
         change list (which decides what is reported)."""
         h = hashlib.sha256(self.run_signature(repo, ctx))
-        h.update(f"operator\0{name}\0{sorted(repo.changed_files) if repo.changed_files is not None else None}\0".encode())
+        h.update(f"operator\0{name}\0{sorted(repo.changed_files) if repo.changed_files is not None else None}\0".encode("utf-8", "surrogateescape"))
         h.update(self.operator_inputs(repo, name))
         for ref, checked in members:
             h.update(self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx))
@@ -271,7 +280,7 @@ class Cache:
     def flush(self) -> None:
         if self._new_files:
             self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
-                                [(p, sig, d) for p, (sig, d) in self._new_files.items()])
+                                [(os.fsencode(p), sig, d) for p, (sig, d) in self._new_files.items()])
             self._new_files = {}
         if self._new_results:
             self.db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", self._new_results)

@@ -500,6 +500,8 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
             m = _IGNORE.search(line_text(f.path, f.line))
             if m and (m.group(1) is None or f.rule in [x.strip() for x in m.group(1).split(",")]):
                 continue
+        if not f.message.isascii():
+            f.message = _text(f.message)
         key = (f.rule, f.path, f.line, f.column, f.message)
         if key in seen:
             continue
@@ -507,6 +509,16 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
         out.append(f)
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _text(s: str) -> str:
+    """``s`` with any byte of a file name that is not UTF-8 (a surrogate, as the file system
+    hands it to Python) written as \\xNN: reports are UTF-8 text."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def exit_code(findings: list, fail_on: str) -> int:

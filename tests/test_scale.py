@@ -240,3 +240,17 @@ def test_identical_files_in_two_bundles_are_reported_on_each(tmp_path):
     got = sorted((f.path.rsplit("/", 3)[-3], f.line, f.column) for f in res.findings
                  if f.rule == "yaml-duplicate-key")
     assert got == [("a", 7, 3), ("b", 7, 3)]
+
+
+def test_cache_takes_directory_names_that_are_not_utf8(tmp_path):
+    """A bundle directory named with bytes that are not UTF-8: the cached re-run reports
+    what the first run did (no internal error from hashing the name)."""
+    root = tmp_path / "repo"
+    os.makedirs(root / "operators" / "op")
+    shutil.copytree(os.path.join(FIXTURES, "bundles", "good"), os.fsdecode(bytes(root / "operators" / "op") + b"/1.0.\xff"))
+    first = run_cli("audit", ".", "--cache", str(tmp_path / "cache"), "--format", "json", cwd=root)
+    again = run_cli("audit", ".", "--cache", str(tmp_path / "cache"), "--format", "json", cwd=root)
+    assert first.returncode == again.returncode == 1, first.stderr
+    assert "internal-error" not in first.stdout
+    assert json.loads(first.stdout)["findings"] == json.loads(again.stdout)["findings"]
+    assert "1.0.\\\\xff" in first.stdout
