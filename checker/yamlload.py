@@ -65,6 +65,7 @@ class _Abort(Exception):
 
 
 STR = "tag:yaml.org,2002:str"
+MERGE = "tag:yaml.org,2002:merge"
 _RESOLVERS = yaml.resolver.Resolver.yaml_implicit_resolvers
 _WILDCARD = _RESOLVERS.get(None, [])
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
@@ -239,6 +240,33 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
             cls = ev.__class__
             parent = stack[-1] if stack else None
             if cls is ScalarEvent:
+                if parent is not None and parent.node is not None and not parent.skip_next and not ev.anchor:
+                    # the common case, inlined: a plain key, value or list item in a built
+                    # collection (what ``attach`` does for it, step for step)
+                    node = _scalar(ev)
+                    if not parent.is_map:
+                        parent.weight += 1
+                        parent.node.items.append(node)
+                        continue
+                    key = parent.key
+                    if key is None:
+                        text_key = node.raw
+                        if text_key not in parent.keys:
+                            parent.weight += 1
+                            parent.cur = cur = [node.line, None]
+                            parent.keys[text_key] = cur
+                            parent.skip_next = text_key in skip_keys
+                            parent.key = node
+                            continue
+                    elif parent.dup is None and key.__class__ is Scalar and not (key.tag == MERGE and key.style is None):
+                        parent.weight += 1
+                        parent.key = None
+                        if parent.cur is not None:
+                            parent.cur[1] = node.raw
+                        parent.node.add(key, node)
+                        continue
+                    attach(parent, node, 1)
+                    continue
                 skipping = parent is not None and (parent.skip or (parent.skip_next and parent.key is not None))
                 if skipping and not (parent.is_map and parent.key is None):
                     node = None
