@@ -420,8 +420,8 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
 def _compact(res: BundleResult, canon: dict) -> BundleResult:
     """The parent holds every bundle's result until the report: share what results repeat
     (each finding's list of OpenShift releases, paths, bundle names) instead of keeping one
-    unpickled copy per finding -- on community-operators-prod, 0.8 million of the 1.2
-    million objects results were made of."""
+    unpickled copy per finding: on community-operators-prod, 180,000 fewer of the 1.2
+    million objects the results are made of."""
     def one(v):
         if v is None:
             return None

@@ -36,14 +36,11 @@ class ParseMemo:
         self.budget = budget
         self.used = 0
         self.items: OrderedDict = OrderedDict()  # key -> (result, weight)
-        self.hits = self.misses = 0
 
     def get(self, key):
         hit = self.items.get(key)
         if hit is None:
-            self.misses += 1
             return None
-        self.hits += 1
         self.items.move_to_end(key)
         return hit[0]
 
@@ -198,13 +195,14 @@ class Reader:
         data = self.read_bytes(path, sf)
         if data is None:
             return sf, None
-        if self.keep_raw:
-            sf.raw = data
         text, problem = decode(data)
         if problem is not None:
             sf.problems.append(problem)
+            if self.keep_raw:
+                sf.raw = data
         else:
             sf.text = text
+            sf.bom = data.startswith(b"\xef\xbb\xbf")
         return sf, data
 
     def dockerfile(self, path: str) -> Dockerfile:

@@ -24,7 +24,19 @@ class SourceFile:
     documents: list = field(default_factory=list)  # root nodes, None for empty documents
     problems: list = field(default_factory=list)  # yamlload.Problem
     size: int = 0
-    raw: Optional[bytes] = None  # file bytes (kept for bundle-size), None when not read
+    # the file's bytes, kept only when they could not be decoded (``content`` rebuilds them
+    # from the text otherwise: a bundle's files are not held twice)
+    raw: Optional[bytes] = None
+    bom: bool = False  # the file started with a UTF-8 byte order mark (dropped from ``text``)
+
+    def content(self) -> Optional[bytes]:
+        """The file's bytes as on disk (for bundle-size), None when it was not read."""
+        if self.raw is not None:
+            return self.raw
+        if self.text is None:
+            return None
+        data = self.text.encode("utf-8")
+        return b"\xef\xbb\xbf" + data if self.bom else data
 
     @property
     def readable(self) -> bool:

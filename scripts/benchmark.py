@@ -17,7 +17,8 @@ Not a test: it prints numbers. In one run, it measures
 
 each with wall seconds, bundles/s and the peak memory of the whole process tree (the sum of
 the resident set sizes of olm-check and its workers, sampled every 20 ms; PSS, which counts
-pages shared by forked workers once, alongside), and the ratios to the floor. The page
+pages shared by forked workers once, and the largest single process, alongside), and the
+ratios to the floor. The page
 cache is warmed first (every file read once, untimed) so that no measurement pays for the
 disk. ``--verify`` parses every file holding a CRD schema both ways (``checker.fastyaml`` and
 the full ``yamlload.parse``) and reports any difference in documents or problems.
@@ -107,6 +108,7 @@ class TreeMemory(threading.Thread):
     def __init__(self, pid: int):
         super().__init__(daemon=True)
         self.pid, self.peak_rss, self.peak_pss, self.stop = pid, 0, 0, False
+        self.peak_one = 0  # the largest single process's RSS
 
     @staticmethod
     def _children() -> dict:
@@ -141,7 +143,9 @@ class TreeMemory(threading.Thread):
             p = todo.pop()
             tree.append(p)
             todo += kids.get(p, [])
-        rss = sum(self._field(f"/proc/{p}/status", "VmRSS:") for p in tree)
+        each = [self._field(f"/proc/{p}/status", "VmRSS:") for p in tree]
+        rss = sum(each)
+        self.peak_one = max([self.peak_one] + each)
         pss = sum(self._field(f"/proc/{p}/smaps_rollup", "Pss:") for p in tree)
         self.peak_rss = max(self.peak_rss, rss)
         self.peak_pss = max(self.peak_pss, pss)
@@ -169,7 +173,7 @@ def timed(cmd: list, cwd: str) -> dict:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
     if "Traceback" in err:
         sys.exit(f"traceback from {' '.join(cmd)}:\n{err}")
-    return {"wall": wall, "rss_mib": mem.peak_rss / 1024, "pss_mib": mem.peak_pss / 1024}
+    return {"wall": wall, "rss_mib": mem.peak_rss / 1024, "pss_mib": mem.peak_pss / 1024, "one_mib": mem.peak_one / 1024}
 
 
 def verify(files: list) -> None:
@@ -285,7 +289,8 @@ def main() -> int:
             results[mode] = r["wall"]
             ratio = f", {r['wall'] / results['floor']:.3f} of the floor" if "floor" in results else ""
             print(f"{mode:6} (olm-check audit, start to exit):      {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}); "
-                  f"peak memory of the process tree: RSS {r['rss_mib']:.0f} MiB, PSS {r['pss_mib']:.0f} MiB")
+                  f"peak memory of the process tree: RSS {r['rss_mib']:.0f} MiB, PSS {r['pss_mib']:.0f} MiB; "
+                  f"largest process {r['one_mib']:.0f} MiB")
             if mode == "cold":
                 with open(out) as fh:
                     rep = json.load(fh)

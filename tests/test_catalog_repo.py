@@ -159,3 +159,20 @@ def test_plain_bundle_wrong_types_never_raise(copy_fixture):
     res = check(["."])
     _no_internal(res)
     assert [f.line for f in res.findings if f.rule == "plain-bundle-metadata"] == [1]
+
+
+def test_same_catalog_in_two_releases_is_reported_in_each(copy_fixture):
+    """A catalog file repeated verbatim across releases is parsed once (its documents are
+    shared); each release's copy still gets its own findings at its own path."""
+    root = copy_fixture("repos/fbc")
+    v16 = os.path.join(root, "catalogs/v4.16/kube-example/catalog.yaml")
+    with open(v16, "a") as fh:
+        fh.write("---\nschema: olm.bundle\nname: [unclosed\n")
+    os.makedirs(os.path.join(root, "catalogs/v4.15/kube-example"))
+    shutil.copy(v16, os.path.join(root, "catalogs/v4.15/kube-example/catalog.yaml"))
+    res = check(["."])
+    _no_internal(res)
+    syntax = sorted((f.path, f.line, f.column) for f in res.findings if f.rule == "yaml-syntax")
+    assert len(syntax) == 2
+    assert [p for p, _, _ in syntax] == ["catalogs/v4.15/kube-example/catalog.yaml", "catalogs/v4.16/kube-example/catalog.yaml"]
+    assert syntax[0][1:] == syntax[1][1:]

@@ -2,6 +2,7 @@
 conflict with the CSV's, and the bundle's size as OLM stores it."""
 from __future__ import annotations
 
+import hashlib
 import zlib
 
 from ..model import REGISTRY_V1, Bundle
@@ -86,12 +87,22 @@ def _upper_bound(n: int) -> int:
     return (z + 2) // 3 * 4
 
 
+_SIZES: dict = {}  # (sha1 of the content, level) -> encoded size: catalogs repeat CRD files
+
+
 def encoded_size(data: bytes, level: int = 6) -> int:
     """len(base64(gzip(data))) as operator-framework/api's encoding.GzipBase64Encode makes it
     (Go's gzip writer at its default level, 6; standard base64 with padding)."""
-    c = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 16+15: a gzip stream
-    n = len(c.compress(data)) + len(c.flush())
-    return (n + 2) // 3 * 4  # len(base64) without building it
+    key = (hashlib.sha1(data).digest(), level)
+    got = _SIZES.get(key)
+    if got is None:
+        c = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 16+15: a gzip stream
+        n = len(c.compress(data)) + len(c.flush())
+        got = (n + 2) // 3 * 4  # len(base64) without building it
+        if len(_SIZES) > 50_000:
+            _SIZES.clear()
+        _SIZES[key] = got
+    return got
 
 
 def _fmt(b: int) -> str:
@@ -128,17 +139,18 @@ def bundle_size(bundle: Bundle, ctx):
     Bad:  manifests/ holding 30 CRDs with full OpenAPI descriptions (1.3 MiB compressed)
     Good: the same CRDs generated with crd:maxDescLen=0 (300 KiB compressed)
     """
-    files = [f for f in bundle.files if f.raw is not None]
+    files = [f for f in bundle.files if f.raw is not None or f.text is not None]
     if not files:
         return
     warn = MAX_BUNDLE_SIZE * WARN_PERCENT
-    if sum(_upper_bound(len(f.raw)) for f in files) <= warn:
+    if sum(_upper_bound(f.size) for f in files) <= warn:
         return  # cannot reach the warning threshold: skip the compression
-    if sum(encoded_size(f.raw, 1) for f in files) <= warn:
+    contents = [(f, f.content()) for f in files]
+    if sum(encoded_size(data, 1) for _, data in contents) <= warn:
         return  # even the fastest gzip level (whose output is never smaller in practice) stays below it
-    sizes = sorted(((encoded_size(f.raw), f) for f in files), key=lambda t: -t[0])
+    sizes = sorted(((encoded_size(data), f) for f, data in contents), key=lambda t: -t[0])
     total = sum(s for s, _ in sizes)
-    raw_total = sum(len(f.raw) for f in files)
+    raw_total = sum(len(data) for _, data in contents)
     if total <= warn:
         return
     top = ", ".join(f"{f.rel} ({_fmt(s)})" for s, f in sizes[:3])
