@@ -255,6 +255,14 @@ class Cache:
     def put_operator(self, key: bytes, findings: list) -> None:
         self._new_results.append((key, pickle.dumps(findings, protocol=pickle.HIGHEST_PROTOCOL), time.time()))
 
+    def release_memos(self) -> None:
+        """Drop the run's memos (file digests by stat signature, directory digests) once every
+        key is computed: they are tens of MB on a catalog, and forked workers would carry a
+        copy. Digests computed later are simply computed again."""
+        self.flush()  # the new file digests go to the database now, not at the end
+        self._index = {}
+        self._dirs = {}
+
     # -- results ------------------------------------------------------------------------------
     def get(self, ref, checked: bool, repo, ctx):
         k = self.key(ref, checked, repo, ctx)

@@ -365,6 +365,8 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
                     findings += got
                     continue
         tasks.append(("operator", (name, [(i, ref, chk, hit) for (i, ref, chk), hit in zip(members, hits)])))
+    if cache is not None:
+        cache.release_memos()  # keys are computed: not needed by what follows (nor by workers)
     total = len(refs)
     done = total - sum(1 for r in results if r is None)
     if progress is not None:

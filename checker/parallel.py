@@ -11,6 +11,7 @@ Workers get the planned repository and the context once, when they start: inheri
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -99,8 +100,13 @@ def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
     else:  # pragma: no cover - macOS/Windows
         mp = multiprocessing.get_context("spawn")
         blob = pickle.dumps((repo, ctx), protocol=pickle.HIGHEST_PROTOCOL)
+    # what exists now is inherited by forked workers: out of the collector's sight, so that
+    # collections in a worker do not write to (and so copy) the pages it shares with us
+    gc.freeze()
     try:
         with mp.Pool(jobs, initializer=_init, initargs=(blob,)) as pool:
+            gc.unfreeze()
             yield from pool.imap_unordered(_work, tasks, chunksize=1)
     finally:
+        gc.unfreeze()
         _STATE = None
