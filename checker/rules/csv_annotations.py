@@ -21,7 +21,7 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, rule
 from .csv_common import (
-    data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
+    csv_annotation, data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
     owned_crds, pos_in, scalar_positions, shown, text, the_csv,
 )
 
@@ -667,11 +667,7 @@ def internal_objects(bundle: Bundle, ctx):
     Good:
         operators.operatorframework.io/internal-objects: '["widgetstates.example.com"]'
     """
-    csv = the_csv(bundle)
-    if csv is None:
-        return
-    ann = csv.annotations()
-    node = ann.get(INTERNAL) if ann is not None else None
+    csv, node = csv_annotation(bundle, INTERNAL)
     if node is None or is_blank(node):
         return
     sf = csv.file
@@ -712,11 +708,7 @@ def initialization_resource(bundle: Bundle, ctx):
     Good:
         operatorframework.io/initialization-resource: '{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "default"}}'
     """
-    csv = the_csv(bundle)
-    if csv is None:
-        return
-    ann = csv.annotations()
-    node = ann.get(INIT) if ann is not None else None
+    csv, node = csv_annotation(bundle, INIT)
     if node is None:
         return
     sf = csv.file
@@ -775,11 +767,7 @@ def valid_subscription(bundle: Bundle, ctx):
     Good:
         operators.openshift.io/valid-subscription: '["OpenShift Container Platform"]'
     """
-    csv = the_csv(bundle)
-    if csv is None:
-        return
-    ann = csv.annotations()
-    node = ann.get(VALID_SUB) if ann is not None else None
+    csv, node = csv_annotation(bundle, VALID_SUB)
     if node is None:
         return
     sf = csv.file

@@ -38,6 +38,16 @@ def the_csv(bundle: Bundle) -> Optional[Manifest]:
     return c
 
 
+def csv_annotation(bundle: Bundle, key: str) -> tuple:
+    """(the CSV, the node of its annotation ``key``): (None, None) without a CSV the rules
+    read (``the_csv``), (csv, None) when the annotation is absent."""
+    csv = the_csv(bundle)
+    if csv is None:
+        return None, None
+    ann = csv.annotations()
+    return csv, (ann.get(key) if ann is not None else None)
+
+
 def mapping(node: Any) -> Optional[Mapping]:
     return node if isinstance(node, Mapping) else None
 
