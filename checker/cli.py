@@ -6,6 +6,7 @@ environment error (message on stderr; a traceback only with --debug).
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import subprocess
@@ -154,6 +155,7 @@ def changed_since(ref: str, root: str) -> list:
 
 def cmd_check(args) -> int:
     from .api import CheckError, check, repo_root
+    from .snapshot import content_digests
     from .parallel import default_jobs
 
     paths = args.paths or ["."]
@@ -170,6 +172,14 @@ def cmd_check(args) -> int:
             changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
         except ChangeError as e:
             raise Usage(f"--changed-since {args.changed_since}: {e}")
+    snap = _snapshot(args, paths) if args.cache and changes is None else None
+    if snap is not None:
+        snaps, key, racy = snap
+        got = snaps.get(key)
+        if got is not None:  # the same command on the same tree: the same report
+            snaps.close()
+            return _emit_text(args, got[1], got[2], got[0])
+        racy = content_digests(racy)  # before the run reads them
     bar = Progress.make(args.progress)
     try:
         res = check(paths, config_path=args.config, profile=args.profile, fail_on=args.fail_on, target=target, changes=changes,
@@ -181,23 +191,109 @@ def cmd_check(args) -> int:
             bar.close()
     if shard is not None:
         res.report["shard"] = {"index": shard[0] + 1, "count": shard[1]}
-    return _emit(args, res.report, res.findings, res.exit_code)
+    if snap is None:
+        _emit(args, res.report, res.findings)
+        return res.exit_code
+    from .snapshot import Recorder
+
+    rec = Recorder()
+    summary = _emit(args, res.report, res.findings, record=rec)
+    snaps.put(key, res.exit_code, rec.done(), summary, racy)
+    snaps.close()
+    return res.exit_code
 
 
-def _emit(args, report: dict, findings: list, code: int) -> int:
+def _snapshot(args, paths: list):
+    """(``snapshot.Snapshots``, key, racily clean files) for this run, or None when it is not
+    snapshotted (paths outside the repository, too many files just written, an unusable cache
+    directory)."""
+    from .api import default_config, repo_root
+    from .load import display_base_for
+    from .snapshot import Snapshots, file_digest, tree_signature
+
+    root = os.path.abspath(repo_root(paths))
+    if any(os.path.commonpath([root, os.path.abspath(p)]) != root for p in paths):
+        return None
+    walked = tree_signature(root, [args.cache] + ([args.output] if args.output else []))
+    if walked is None:
+        return None
+    config = os.path.abspath(args.config) if args.config else default_config(paths)
+    command = [args.command, [os.path.abspath(p) for p in paths], args.ocp, args.profile, args.format, args.fail_on,
+               config, file_digest(config), args.shard, os.getcwd(), root, display_base_for(paths)]
+    try:
+        snaps = Snapshots(args.cache)
+    except (OSError, Exception):  # sqlite3.Error: the run reports the cache problem itself
+        return None
+    return snaps, Snapshots.key(command, walked[0]), walked[1]
+
+
+def _output(args):
+    if not args.output:
+        return None
+    try:
+        return open(args.output, "w", encoding="utf-8")
+    except OSError as e:
+        raise Usage(f"--output {args.output}: {e.strerror}")
+
+
+def _write(args, fh, piece: str) -> None:
+    sys.stdout.write(piece)
+    if fh is not None:
+        try:
+            fh.write(piece)
+        except OSError as e:
+            raise Usage(f"--output {args.output}: {e.strerror}")
+
+
+def _step_summary(text: str) -> None:
+    step = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step:
+        with open(step, "a", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def _emit(args, report: dict, findings: list, record=None) -> Optional[str]:
+    """Write the report (stdout, --output, the step summary); ``record``
+    (``snapshot.Recorder``) gets every piece too. Returns the step summary written."""
     from .report import render_chunks
     from .rules import RULES, load_all
 
     load_all()
+    fh = _output(args)
+    try:
+        for piece in render_chunks(args.format, report, findings, RULES):
+            _write(args, fh, piece)
+            if record is not None:
+                record.write(piece)
+    finally:
+        if fh is not None:
+            fh.close()
+    text = None
+    if args.format == "github":
+        from .report.markdown import summary
+
+        text = summary(report, findings)
+        _step_summary(text)
+    return text
+
+
+def _emit_text(args, pieces, summary: Optional[str], code: int) -> int:
+    """Write a report rendered before (a run snapshot: UTF-8 bytes, piece by piece)."""
     fh = None
     if args.output:
         try:
-            fh = open(args.output, "w", encoding="utf-8")
+            fh = open(args.output, "wb")
         except OSError as e:
             raise Usage(f"--output {args.output}: {e.strerror}")
+    utf8 = (sys.stdout.encoding or "").lower().replace("-", "") == "utf8" and hasattr(sys.stdout, "buffer")
+    decode = codecs.getincrementaldecoder("utf-8")().decode  # a piece may end inside a character
+    sys.stdout.flush()
     try:
-        for piece in render_chunks(args.format, report, findings, RULES):
-            sys.stdout.write(piece)
+        for piece in pieces:
+            if utf8:
+                sys.stdout.buffer.write(piece)
+            else:
+                sys.stdout.write(decode(piece))
             if fh is not None:
                 try:
                     fh.write(piece)
@@ -206,13 +302,9 @@ def _emit(args, report: dict, findings: list, code: int) -> int:
     finally:
         if fh is not None:
             fh.close()
-    if args.format == "github":
-        from .report.markdown import summary
-
-        step = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step:
-            with open(step, "a", encoding="utf-8") as fh:
-                fh.write(summary(report, findings))
+    sys.stdout.flush()
+    if summary is not None:
+        _step_summary(summary)
     return code
 
 
@@ -246,7 +338,8 @@ def cmd_merge(args) -> int:
         report, findings = merge_reports(reports)
     except MergeError as e:
         raise Usage(str(e))
-    return _emit(args, report, findings, exit_code(findings, args.fail_on))
+    _emit(args, report, findings)
+    return exit_code(findings, args.fail_on)
 
 
 class Progress:

@@ -254,3 +254,89 @@ def test_cache_takes_directory_names_that_are_not_utf8(tmp_path):
     assert "internal-error" not in first.stdout
     assert json.loads(first.stdout)["findings"] == json.loads(again.stdout)["findings"]
     assert "1.0.\\\\xff" in first.stdout
+
+
+def _snapshot_of(argv, cwd):
+    """The run snapshot the CLI would look up for ``argv`` in ``cwd`` (None: not taken)."""
+    from checker import cli
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        args = cli._parser().parse_args(argv)
+        got = cli._snapshot(args, args.paths)
+        if got is None:
+            return None
+        snaps, key, _ = got
+        try:
+            return snaps.get(key)
+        finally:
+            snaps.close()
+    finally:
+        os.chdir(old)
+
+
+def test_run_snapshot_answers_the_same_command_on_an_unchanged_tree(catalog, tmp_path):
+    """The second identical run is answered from the snapshot (same report, same exit code,
+    the --output file and the step summary written again); any edit is a miss, and the run
+    after it reports what an uncached run does. The cache directory and the --output file
+    live inside the checked tree here: writing them must not count as a change."""
+    argv = ["audit", ".", "--cache", ".olm-check-cache", "--format", "github", "--output", "report.txt"]
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_STEP_SUMMARY": str(summary)}
+    assert _snapshot_of(argv, catalog) is None
+    first = run_cli(*argv, cwd=catalog, env=env)
+    assert first.returncode == 1, first.stderr
+    assert "::error" in first.stdout
+    stored = _snapshot_of(argv, catalog)
+    assert stored is not None and stored[0] == 1 and b"".join(stored[1]).decode() == first.stdout
+    os.remove(os.path.join(catalog, "report.txt"))
+    again = run_cli(*argv, cwd=catalog, env=env)
+    assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, "")
+    assert open(os.path.join(catalog, "report.txt")).read() == first.stdout
+    text = summary.read_text()
+    assert text and text == text[:len(text) // 2] * 2  # the same summary, twice
+
+    # another format, profile or target is another snapshot
+    assert _snapshot_of(["audit", ".", "--cache", ".olm-check-cache", "--format", "json", "--output", "report.txt"], catalog) is None
+    assert _snapshot_of(argv + ["--ocp", "4.16"], catalog) is None
+
+    # an edit (here: the same length) is a miss, and the report follows the edit
+    csv = os.path.join(catalog, "operators/alpha-op/0.3.0/manifests/alpha-op.clusterserviceversion.yaml")
+    text = open(csv).read()
+    with open(csv, "w") as fh:
+        fh.write(text.replace("replaces: alpha-op.v0.2.5", "replaces: alpha-op.v0.2.0"))
+    assert _snapshot_of(argv, catalog) is None
+    edited = run_cli(*argv, cwd=catalog, env=env)
+    plain = run_cli("audit", ".", "--format", "github", cwd=catalog)
+    assert edited.stdout == plain.stdout != first.stdout
+
+    # a file added anywhere in the tree is a miss too (the checker may read it)
+    assert _snapshot_of(argv, catalog) is not None
+    os.makedirs(os.path.join(catalog, "operators/alpha-op/0.3.0/manifests/.git"))
+    assert _snapshot_of(argv, catalog) is None
+
+
+def test_tree_signature_sees_every_change_but_git_and_excluded_paths(tmp_path):
+    from checker.snapshot import tree_signature
+
+    root = tmp_path / "t"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / ".git").mkdir()
+    f = root / "a" / "b" / "f.yaml"
+    f.write_text("x: 1\n")
+    sig = lambda *exclude: tree_signature(str(root), list(exclude))[0]
+    base = sig()
+    assert tree_signature(str(root), [])[1] == [str(f)]  # just written: its content decides
+    assert sig() == base
+    (root / ".git" / "index").write_text("git's own")
+    (root / "out.json").write_text("{}")
+    assert sig(str(root / "out.json")) == base
+    os.utime(f, ns=(1, 1))  # touched: a change, even to an old time
+    changed = sig(str(root / "out.json"))
+    assert changed != base
+    os.symlink("b/f.yaml", root / "a" / "link")
+    linked = sig(str(root / "out.json"))
+    os.remove(root / "a" / "link")
+    os.symlink("b/g.yaml", root / "a" / "link")
+    assert sig(str(root / "out.json")) not in (changed, linked)

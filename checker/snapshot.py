@@ -1,0 +1,204 @@
+"""Run snapshots: an unchanged tree, checked again with the same command, is answered with
+the report the last run wrote, without planning, loading or checking anything.
+
+``--cache DIR`` keeps, beside the per-bundle results (``checker.cache``), the rendered
+report, exit code and step summary of the last 8 runs, each under a key made of:
+
+* the command: subcommand, paths, ``--ocp``, ``--profile``, ``--format``, ``--fail-on``,
+  ``--shard``, the config file's path and content (``--config`` or the default
+  ``.olm-check.yaml``), the working directory, the repository root and display base the
+  paths resolve to, and olm-check's version and code digest;
+* the *tree signature*: every entry under the repository root (its ``.git``, the cache
+  directory and the ``--output`` file aside), with its type, size,
+  modification and change times (nanoseconds) and inode, and a symlink's target; a file added, removed, renamed, edited or touched changes it.
+
+A file whose change time is within two seconds of the walk (a checkout just made, an editor
+saving twice in one clock tick) is not trusted by its times alone, as git does with
+"racily clean" index entries: its content's SHA-256 is part of the key too (read at the walk,
+before anything is checked). When there are more than ``MAX_RACY`` such files (a fresh
+clone), no snapshot is taken; the per-bundle cache still answers the unchanged bundles.
+
+A snapshot is only a faster way to the same answer: any difference in the tree or the
+command is a miss, and a miss runs the check as usual. Runs with ``--changed-since`` (which
+read git's state) and runs on paths outside the repository root are never snapshotted.
+"""
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sqlite3
+import stat
+import time
+import zlib
+from typing import Iterable, Optional
+
+from .cache import Cache, code_digest
+
+SCHEMA = 1
+KEEP = 8  # snapshots kept (the most recently used)
+RACY_NS = 2_000_000_000
+MAX_RACY = 2000
+MAX_RACY_BYTES = 64 << 20
+
+
+def tree_signature(root: str, exclude: Iterable[str]) -> Optional[tuple]:
+    """(SHA-256 of everything under ``root``, the files among them too recent to be trusted
+    by their times) (see the module's doc), or None when there are too many of those."""
+    skip = set()
+    for p in exclude:  # compared with the walk's paths as they are: no realpath per entry
+        skip.add(os.path.abspath(p))
+        skip.add(os.path.realpath(p))
+    root = os.path.abspath(root)
+    skip.add(os.path.join(root, ".git"))  # git's own files: not an input
+    out, racy = _walk(root, skip, time.time_ns() - RACY_NS)
+    if len(racy) > MAX_RACY or sum(s for _, s in racy) > MAX_RACY_BYTES:
+        return None
+    h = hashlib.sha256(root.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(marshal.dumps(out, 0))  # version 0: no references, no interning (the same bytes for the same data)
+    return h.digest(), [p for p, _ in racy]
+
+
+def content_digests(paths: list) -> list:
+    """[(path, SHA-256 of its content)] (the racily clean files of a walk)."""
+    return [(p, file_digest(p)) for p in paths]
+
+
+def _walk(root: str, skip: set, recent: int) -> tuple:
+    """([(directory, entries)], [(racy file, size)]) under ``root``."""
+    out: list = []
+    racy: list = []
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError as e:
+            out.append((d, "unreadable", e.errno))
+            continue
+        rows = []
+        for e in entries:
+            path = e.path
+            if path in skip:
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):  # the entry's type: no system call
+                    # a directory: its listing is walked (its own times add nothing)
+                    stack.append(path)
+                    rows.append(e.name)
+                    continue
+                st = e.stat(follow_symlinks=False)
+            except OSError as err:
+                rows.append((e.name, "gone", err.errno))
+                continue
+            mode = st.st_mode
+            rows.append((e.name, mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            if stat.S_ISLNK(mode):
+                try:
+                    rows.append(os.readlink(path))
+                except OSError:
+                    rows.append(None)
+            elif st.st_ctime_ns >= recent or st.st_mtime_ns >= recent:
+                if stat.S_ISREG(mode):
+                    racy.append((path, st.st_size))
+        out.append((d, rows))
+    return out, racy
+
+
+def file_digest(path: str) -> bytes:
+    """SHA-256 of a small file's content (a config file), or of why it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).digest()
+    except OSError as e:
+        return f"unreadable:{e.errno}".encode()
+
+
+_TABLE = "CREATE TABLE snapshots (key BLOB PRIMARY KEY, code INTEGER, output BLOB, summary BLOB, racy BLOB, used REAL)"
+
+
+class Snapshots:
+    """The snapshots table of the cache database (opened without loading its file index)."""
+
+    def __init__(self, directory: str):
+        os.makedirs(directory, exist_ok=True)
+        self.db = sqlite3.connect(os.path.join(directory, Cache.FILE), timeout=60)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(_TABLE.replace("TABLE", "TABLE IF NOT EXISTS", 1))
+        self.db.commit()
+
+    @staticmethod
+    def key(command: list, tree: bytes) -> bytes:
+        h = hashlib.sha256(f"snapshot={SCHEMA}\0{code_digest()}\0".encode())
+        h.update(marshal.dumps(command, 0))
+        h.update(tree)
+        return h.digest()
+
+    def get(self, key: bytes) -> Optional[tuple]:
+        """(exit code, report pieces (an iterator of UTF-8 bytes), step-summary text or None),
+        or None. The files that were racily clean when the snapshot's tree was walked must
+        still have the content they had then."""
+        try:
+            row = self.db.execute("SELECT code, output, summary, racy FROM snapshots WHERE key=?", (key,)).fetchone()
+        except sqlite3.Error:  # a table of another layout: a miss (put replaces it)
+            return None
+        if row is None:
+            return None
+        try:
+            racy = marshal.loads(row[3])
+            if content_digests([p for p, _ in racy]) != racy:
+                return None
+            summary = zlib.decompress(row[2]).decode("utf-8") if row[2] is not None else None
+        except (zlib.error, UnicodeDecodeError, EOFError, ValueError, TypeError):
+            return None
+        self.db.execute("UPDATE snapshots SET used=? WHERE key=?", (time.time(), key))
+        self.db.commit()
+        return row[0], _inflate(row[1]), summary
+
+    def put(self, key: bytes, code: int, output: bytes, summary: Optional[str], racy: list) -> None:
+        """``output``: the report, zlib-compressed (``Recorder``); ``racy``: ``content_digests``
+        of the walk's racily clean files, taken before the run read them."""
+        row = (key, code, output, zlib.compress(summary.encode("utf-8"), 1) if summary is not None else None,
+               marshal.dumps(racy, 4), time.time())
+        try:
+            try:
+                self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?, ?)", row)
+            except sqlite3.OperationalError:  # a table of another layout
+                self.db.execute("DROP TABLE snapshots")
+                self.db.execute(_TABLE)
+                self.db.execute("INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?)", row)
+            self.db.execute("DELETE FROM snapshots WHERE key NOT IN (SELECT key FROM snapshots ORDER BY used DESC LIMIT ?)", (KEEP,))
+            self.db.commit()
+        except sqlite3.Error:  # a full disk, a locked database: the run is done, only not kept
+            pass
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _inflate(data: bytes, size: int = 1 << 20):
+    """The report's bytes, a MB at a time (never the whole report as one string)."""
+    z = zlib.decompressobj()
+    for i in range(0, len(data), size):
+        piece = z.decompress(data[i:i + size])
+        if piece:
+            yield piece
+    piece = z.flush()
+    if piece:
+        yield piece
+
+
+class Recorder:
+    """Compresses the report as it is written, piece by piece."""
+
+    def __init__(self):
+        self._z = zlib.compressobj(1)
+        self._parts: list = []
+
+    def write(self, piece: str) -> None:
+        self._parts.append(self._z.compress(piece.encode("utf-8")))
+
+    def done(self) -> bytes:
+        self._parts.append(self._z.flush())
+        return b"".join(self._parts)
