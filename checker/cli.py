@@ -205,15 +205,16 @@ def cmd_check(args) -> int:
 
 def _snapshot(args, paths: list):
     """(``snapshot.Snapshots``, key, racily clean files) for this run, or None when it is not
-    snapshotted (paths outside the repository, too many files just written, an unusable cache
-    directory)."""
+    snapshotted: only a whole repository is (its root among the paths, nothing outside it),
+    with not too many files just written, and a usable cache directory."""
     from .api import default_config, repo_root
     from .load import display_base_for
     from .snapshot import Snapshots, file_digest, tree_signature
 
     root = os.path.abspath(repo_root(paths))
-    if any(os.path.commonpath([root, os.path.abspath(p)]) != root for p in paths):
-        return None
+    full = [os.path.abspath(p) for p in paths]
+    if root not in full or any(os.path.commonpath([root, p]) != root for p in full):
+        return None  # a part of a repository: walking all of it would cost more than it saves
     walked = tree_signature(root, [args.cache] + ([args.output] if args.output else []))
     if walked is None:
         return None

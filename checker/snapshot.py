@@ -20,7 +20,8 @@ clone), no snapshot is taken; the per-bundle cache still answers the unchanged b
 
 A snapshot is only a faster way to the same answer: any difference in the tree or the
 command is a miss, and a miss runs the check as usual. Runs with ``--changed-since`` (which
-read git's state) and runs on paths outside the repository root are never snapshotted.
+read git's state) are never snapshotted, nor runs on a part of a repository (a bundle, an
+operator: its root is not among the paths), where the walk would cost more than it saves.
 """
 from __future__ import annotations
 

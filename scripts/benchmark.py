@@ -12,7 +12,12 @@ Not a test: it prints numbers. In one run, it measures
             (``CSafeLoader``), in one process: the cost of merely reading them into Python;
 * cold   -- ``olm-check audit`` from process start to exit, with an empty result cache
             (``--cache`` being filled), ``--jobs N`` workers;
-* warm   -- the same again, every bundle answered by the cache;
+* warm   -- the same again: the tree is unchanged, so the run snapshot answers it;
+* touched -- the same after one CSV's modification time was set to now (its content kept):
+            the snapshot misses and the per-bundle cache answers every bundle, the touched
+            file hashed again (a pull request's re-check goes this way, plus its bundles);
+* rehash -- the same with the cache's file index and snapshots dropped, as on a fresh clone
+            with the cache restored (CI): every file hashed, every bundle answered by the cache;
 * single -- ``olm-check check`` on one bundle (a typical pull request), process start to exit;
 
 each with wall seconds, bundles/s and the peak memory of the whole process tree (the sum of
@@ -240,7 +245,8 @@ def main() -> int:
     ap.add_argument("directory", help="a catalog checkout (operators/...) or any directory of bundles")
     ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
     ap.add_argument("--sample", type=int, default=0, help="only this many operators, spread over the catalog")
-    ap.add_argument("--modes", default="floor,cold,warm,single", help="comma-separated: floor,cold,warm,single")
+    ap.add_argument("--modes", default="floor,cold,warm,touched,rehash,single",
+                    help="comma-separated: floor,cold,warm,touched,rehash,single")
     ap.add_argument("--bundle", help="the bundle for 'single' (default: one from the middle of the catalog)")
     ap.add_argument("--verify", action="store_true", help="also compare the fast YAML path with the full parse")
     ap.add_argument("--keep", help="write the cold run's JSON report here")
@@ -281,14 +287,28 @@ def main() -> int:
     out = args.keep or os.path.join(cache, "report.json")
     audit = [sys.executable, "-m", "checker", "audit", *paths, "--jobs", str(jobs), "--format", "json",
              "--output", out, "--cache", cache, "--progress", "never"]
+    one = args.bundle or (sorted(bundles)[len(bundles) // 2] if bundles else None)
     try:
-        for mode in ("cold", "warm"):
+        for mode in ("cold", "warm", "touched", "rehash"):
             if mode not in modes:
                 continue
+            if mode == "touched":
+                csvs = glob.glob(os.path.join(one or root, "manifests", "*.clusterserviceversion.yaml"))
+                if not csvs:
+                    continue
+                os.utime(csvs[0])  # now; the content is unchanged
+            elif mode == "rehash":
+                import sqlite3
+
+                db = sqlite3.connect(os.path.join(cache, "olm-check-cache.sqlite"))
+                db.execute("DELETE FROM files")
+                db.execute("DELETE FROM snapshots")
+                db.commit()
+                db.close()
             r = timed(audit, root)
             results[mode] = r["wall"]
             ratio = f", {r['wall'] / results['floor']:.3f} of the floor" if "floor" in results else ""
-            print(f"{mode:6} (olm-check audit, start to exit):      {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}); "
+            print(f"{mode:7} (olm-check audit, start to exit):     {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}); "
                   f"peak memory of the process tree: RSS {r['rss_mib']:.0f} MiB, PSS {r['pss_mib']:.0f} MiB; "
                   f"largest process {r['one_mib']:.0f} MiB")
             if mode == "cold":
@@ -298,8 +318,7 @@ def main() -> int:
                 internal = sum(1 for f in rep["findings"] if f["rule"] == "internal-error")
                 print(f"       report: {s['bundles']} bundles, {s['errors']} errors, {s['warnings']} warnings, {s['info']} info, "
                       f"{internal} internal errors")
-        if "single" in modes and bundles:
-            one = args.bundle or sorted(bundles)[len(bundles) // 2]
+        if "single" in modes and one:
             r = timed([sys.executable, "-m", "checker", "check", one, "--format", "json", "--progress", "never"], root)
             results["single"] = r["wall"]
             print(f"single (olm-check check {os.path.relpath(one, root)}, start to exit): {r['wall']:.2f} s; "
