@@ -205,16 +205,19 @@ def cmd_check(args) -> int:
 
 def _snapshot(args, paths: list):
     """(``snapshot.Snapshots``, key, racily clean files) for this run, or None when it is not
-    snapshotted: only a whole repository is (its root among the paths, nothing outside it),
-    with not too many files just written, and a usable cache directory."""
+    snapshotted: only a whole catalog repository is (its root, holding operators/, among the
+    paths, nothing outside it: everything a run reads is then below the root), with not too
+    many files just written, and a usable cache directory."""
     from .api import default_config, repo_root
     from .load import display_base_for
     from .snapshot import Snapshots, file_digest, tree_signature
 
     root = os.path.abspath(repo_root(paths))
     full = [os.path.abspath(p) for p in paths]
-    if root not in full or any(os.path.commonpath([root, p]) != root for p in full):
+    if root not in full or not all(os.path.isdir(p) and os.path.commonpath([root, p]) == root for p in full):
         return None  # a part of a repository: walking all of it would cost more than it saves
+    if not os.path.isdir(os.path.join(root, "operators")) or "operators" in root.split(os.sep):
+        return None  # not a catalog repository's root: what it reads may lie outside it
     walked = tree_signature(root, [args.cache] + ([args.output] if args.output else []))
     if walked is None:
         return None

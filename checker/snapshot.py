@@ -20,8 +20,10 @@ clone), no snapshot is taken; the per-bundle cache still answers the unchanged b
 
 A snapshot is only a faster way to the same answer: any difference in the tree or the
 command is a miss, and a miss runs the check as usual. Runs with ``--changed-since`` (which
-read git's state) are never snapshotted, nor runs on a part of a repository (a bundle, an
-operator: its root is not among the paths), where the walk would cost more than it saves.
+read git's state) are never snapshotted, nor runs on anything but a whole catalog
+repository (its root, holding ``operators/``, among the paths; a bundle or an operator may
+read its operator's ``ci.yaml`` and ``catalogs/`` above it, and a walk of the whole repository
+would cost more than checking it).
 """
 from __future__ import annotations
 
