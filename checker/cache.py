@@ -80,11 +80,12 @@ class Cache:
         self.db.execute("CREATE TABLE IF NOT EXISTS files (path BLOB PRIMARY KEY, st TEXT, digest BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, data BLOB, used REAL)")
         self.db.commit()
-        # paths are stored as the file system's bytes (a name need not be UTF-8)
-        self._index = {os.fsdecode(p): (st, d) for p, st, d in self.db.execute("SELECT path, st, digest FROM files")}
+        self._index_loaded = False
+        self._index: dict = {}
         self._new_files: dict = {}
         self._new_results: list = []
-        self._keys: dict = {}  # rel -> key computed by get() for put()
+        self._keys: dict = {}  # (rel, checked) -> key (prepare, get) for put()
+        self.operator_keys: dict = {}  # operator -> key (prepare)
         self._run_sig: Optional[bytes] = None
         self._op_inputs: dict = {}
         self._dirs: dict = {}
@@ -93,9 +94,16 @@ class Cache:
         self.started = time.time()
 
     # -- file digests ------------------------------------------------------------------------
+    def _load_index(self) -> dict:
+        if not self._index_loaded:
+            # paths are stored as the file system's bytes (a name need not be UTF-8)
+            self._index = {os.fsdecode(p): (st, d) for p, st, d in self.db.execute("SELECT path, st, digest FROM files")}
+            self._index_loaded = True
+        return self._index
+
     def file_digest(self, path: str, st: os.stat_result) -> bytes:
         sig = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
-        got = self._index.get(path)
+        got = self._load_index().get(path)
         if got is not None and got[0] == sig:
             return got[1]
         h = hashlib.sha256()
@@ -158,7 +166,7 @@ class Cache:
                 entries = list(it)
         except OSError:
             entries = []
-        index = self._index
+        index = self._load_index()
         out = []  # one byte string per entry, sorted below (an order that needs no sort key)
         for e in entries:
             try:
@@ -243,6 +251,31 @@ class Cache:
             h.update(self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx))
         return h.digest()
 
+    def prepare(self, groups: dict, repo, ctx) -> None:
+        """Compute every key of the run up front (``groups``: operator or None -> [(index,
+        ref, checked)]): bundles' keys and, for operators, ``operator_key``. That reads the
+        file index and hashes every new or changed file -- tens of MB of transient objects on
+        a catalog -- so it runs in a forked process (``parallel.in_child``), which also writes
+        the new file digests to the database; this process and the workers it forks later
+        never hold them."""
+        from .parallel import in_child
+
+        parent = os.getpid()
+
+        def work():
+            if os.getpid() != parent:
+                self.db = sqlite3.connect(self.path, timeout=60)  # never a connection across fork
+            for members in groups.values():
+                for _, ref, chk in members:
+                    self._keys[(ref.rel, chk)] = self.key(ref, chk, repo, ctx)
+            ops = {name: self.operator_key(name, [(ref, chk) for _, ref, chk in members], repo, ctx)
+                   for name, members in groups.items() if name is not None}
+            self.flush()
+            return self._keys, ops
+
+        self._keys, self.operator_keys = in_child(work)
+        self.release_memos()
+
     def get_operator(self, key: bytes):
         row = self.db.execute("SELECT data FROM results WHERE key=?", (key,)).fetchone()
         if row is None:
@@ -261,12 +294,14 @@ class Cache:
         copy. Digests computed later are simply computed again."""
         self.flush()  # the new file digests go to the database now, not at the end
         self._index = {}
+        self._index_loaded = True
         self._dirs = {}
 
     # -- results ------------------------------------------------------------------------------
     def get(self, ref, checked: bool, repo, ctx):
-        k = self.key(ref, checked, repo, ctx)
-        self._keys[(ref.rel, checked)] = k
+        k = self._keys.get((ref.rel, checked))
+        if k is None:
+            k = self._keys[(ref.rel, checked)] = self.key(ref, checked, repo, ctx)
         row = self.db.execute("SELECT data FROM results WHERE key=?", (k,)).fetchone()
         if row is None:
             self.misses += 1

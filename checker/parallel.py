@@ -110,3 +110,43 @@ def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
     finally:
         gc.unfreeze()
         _STATE = None
+
+
+def in_child(work, fallback: bool = True):
+    """``work()`` computed in a forked process and sent back (marshal: plain data only), so
+    that what it allocates on the way -- tens of MB of file-index dictionaries and hashing
+    buffers for a catalog's cache keys -- is not left in this process (freed Python memory
+    is seldom returned to the system) nor inherited by the workers forked after. Without
+    ``fork``, or if the child fails, ``work()`` runs here (``fallback``) or None is returned."""
+    import marshal
+
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        return work() if fallback else None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, and exit without running anything of the parent's
+        code = 1
+        try:
+            os.close(r)
+            data = marshal.dumps(work(), 4)
+            with os.fdopen(w, "wb") as fh:
+                fh.write(data)
+            code = 0
+        except BaseException:  # noqa: BLE001 - reported as a failure below
+            pass
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        data = fh.read()
+    _, status = os.waitpid(pid, 0)
+    got = None
+    if status == 0:
+        try:
+            got = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            got = None
+    if got is None and fallback:
+        return work()
+    return got
+
