@@ -25,6 +25,7 @@ trust, as you would a build cache (a GitHub Actions cache restored for the same 
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import pickle
 import sqlite3
@@ -109,11 +110,14 @@ class Cache:
         h = hashlib.sha256()
         try:
             with open(path, "rb") as fh:
-                while True:
-                    chunk = fh.read(1 << 20)
-                    if not chunk:
-                        break
-                    h.update(chunk)
+                if st.st_size >= 1 << 16:
+                    try:  # hashed where it lies in the page cache: no copy (2.3 GB a catalog)
+                        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                            h.update(mm)
+                    except (ValueError, OSError):  # emptied since the stat, or not mappable
+                        h = hashlib.sha256(fh.read())
+                else:
+                    h.update(fh.read())
         except OSError as e:
             h.update(f"unreadable:{e.errno}".encode())
             return h.digest()
@@ -251,29 +255,41 @@ class Cache:
             h.update(self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx))
         return h.digest()
 
-    def prepare(self, groups: dict, repo, ctx) -> None:
+    def prepare(self, groups: dict, repo, ctx, jobs: int = 1) -> None:
         """Compute every key of the run up front (``groups``: operator or None -> [(index,
         ref, checked)]): bundles' keys and, for operators, ``operator_key``. That reads the
-        file index and hashes every new or changed file -- tens of MB of transient objects on
-        a catalog -- so it runs in a forked process (``parallel.in_child``), which also writes
-        the new file digests to the database; this process and the workers it forks later
-        never hold them."""
-        from .parallel import in_child
+        file index and hashes every new or changed file -- 2.3 GB and tens of MB of transient
+        objects on a cold catalog -- so it runs in ``jobs`` forked processes
+        (``parallel.in_children``; whole operators each, as their inputs are shared by their
+        bundles), which also write the new file digests to the database; this process and
+        the workers it forks later never hold them."""
+        from .parallel import in_children
 
         parent = os.getpid()
+        parts: list = [[] for _ in range(max(1, jobs))]
+        sizes = [0] * len(parts)
+        for name, members in sorted(groups.items(), key=lambda g: -len(g[1])):
+            i = sizes.index(min(sizes))
+            parts[i].append((name, members))
+            sizes[i] += len(members)
 
-        def work():
-            if os.getpid() != parent:
-                self.db = sqlite3.connect(self.path, timeout=60)  # never a connection across fork
-            for members in groups.values():
-                for _, ref, chk in members:
-                    self._keys[(ref.rel, chk)] = self.key(ref, chk, repo, ctx)
-            ops = {name: self.operator_key(name, [(ref, chk) for _, ref, chk in members], repo, ctx)
-                   for name, members in groups.items() if name is not None}
-            self.flush()
-            return self._keys, ops
+        def work(part: list):
+            def run():
+                if os.getpid() != parent:
+                    self.db = sqlite3.connect(self.path, timeout=60)  # never a connection across fork
+                keys, ops = {}, {}
+                for name, members in part:
+                    for _, ref, chk in members:
+                        keys[(ref.rel, chk)] = self._keys[(ref.rel, chk)] = self.key(ref, chk, repo, ctx)
+                    if name is not None:
+                        ops[name] = self.operator_key(name, [(ref, chk) for _, ref, chk in members], repo, ctx)
+                self.flush()
+                return keys, ops
+            return run
 
-        self._keys, self.operator_keys = in_child(work)
+        for keys, ops in in_children([work(p) for p in parts if p]):
+            self._keys.update(keys)
+            self.operator_keys.update(ops)
         self.release_memos()
 
     def get_operator(self, key: bytes):

@@ -349,7 +349,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         groups.setdefault(ref.operator, []).append((i, ref, checked is None or ref.rel in checked))
     tasks = []
     if cache is not None:
-        cache.prepare(groups, repo, ctx)
+        cache.prepare(groups, repo, ctx, jobs)
     # operators whose bundles' full facts the repository rules run here need (global_slice)
     whole = _touched_operators(repo) if repo.changes is not None else set()
 

@@ -184,7 +184,7 @@ def _blank(text: str, keys: frozenset):
 
 
 def _pairs_hook(pairs):
-    if len(pairs) > 1 and len({k for k, _ in pairs}) != len(pairs):
+    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):  # dict(): C; a set of keys: a Python loop
         raise KeyError("repeated key")
     return None
 

@@ -112,41 +112,49 @@ def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
         _STATE = None
 
 
-def in_child(work, fallback: bool = True):
-    """``work()`` computed in a forked process and sent back (marshal: plain data only), so
-    that what it allocates on the way -- tens of MB of file-index dictionaries and hashing
-    buffers for a catalog's cache keys -- is not left in this process (freed Python memory
-    is seldom returned to the system) nor inherited by the workers forked after. Without
-    ``fork``, or if the child fails, ``work()`` runs here (``fallback``) or None is returned."""
+def in_children(works: list, fallback: bool = True) -> list:
+    """``[work() for work in works]``, each computed in a forked process of its own, side by
+    side, and sent back (marshal: plain data only), so that what they allocate on the way
+    -- tens of MB of file-index dictionaries and hashing buffers for a catalog's cache keys
+    -- is not left in this process (freed Python memory is seldom returned to the system)
+    nor inherited by the workers forked after. Without ``fork``, or for a child that fails,
+    ``work()`` runs here (``fallback``) or gives None."""
     import marshal
 
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
-        return work() if fallback else None
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: compute, send, and exit without running anything of the parent's
-        code = 1
-        try:
-            os.close(r)
-            data = marshal.dumps(work(), 4)
-            with os.fdopen(w, "wb") as fh:
-                fh.write(data)
-            code = 0
-        except BaseException:  # noqa: BLE001 - reported as a failure below
-            pass
-        finally:
-            os._exit(code)
-    os.close(w)
-    with os.fdopen(r, "rb") as fh:
-        data = fh.read()
-    _, status = os.waitpid(pid, 0)
-    got = None
-    if status == 0:
-        try:
-            got = marshal.loads(data)
-        except (EOFError, ValueError, TypeError):
-            got = None
-    if got is None and fallback:
-        return work()
-    return got
-
+        return [w() if fallback else None for w in works]
+    children = []
+    for work in works:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: compute, send, and exit without running anything of the parent's
+            code = 1
+            try:
+                os.close(r)
+                for _, other, _ in children:
+                    os.close(other)
+                data = marshal.dumps(work(), 4)
+                with os.fdopen(w, "wb") as fh:
+                    fh.write(data)
+                code = 0
+            except BaseException:  # noqa: BLE001 - reported as a failure below
+                pass
+            finally:
+                os._exit(code)
+        os.close(w)
+        children.append((pid, r, work))
+    out = []
+    for pid, r, work in children:  # in order: a child done early waits on its pipe meanwhile
+        with os.fdopen(r, "rb") as fh:
+            data = fh.read()
+        _, status = os.waitpid(pid, 0)
+        got = None
+        if status == 0:
+            try:
+                got = marshal.loads(data)
+            except (EOFError, ValueError, TypeError):
+                got = None
+        if got is None and fallback:
+            got = work()
+        out.append(got)
+    return out
