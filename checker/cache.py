@@ -40,10 +40,16 @@ _CODE_DIGEST: Optional[str] = None
 
 
 def code_digest() -> str:
-    """sha256 over olm-check's own source and data files (computed once per process)."""
+    """sha256 over olm-check's own source and data files, and the Python and PyYAML (with or
+    without libyaml) that run them (computed once per process)."""
     global _CODE_DIGEST
     if _CODE_DIGEST is None:
+        import sys
+
+        import yaml
+
         h = hashlib.sha256(__version__.encode())
+        h.update(f"{sys.version}\0{yaml.__version__}\0{getattr(yaml, '__with_libyaml__', False)}\0".encode())
         base = os.path.dirname(os.path.abspath(__file__))
         for dirpath, dirnames, files in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")

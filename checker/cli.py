@@ -218,7 +218,8 @@ def _snapshot(args, paths: list):
         return None  # a part of a repository: walking all of it would cost more than it saves
     if not os.path.isdir(os.path.join(root, "operators")) or "operators" in root.split(os.sep):
         return None  # not a catalog repository's root: what it reads may lie outside it
-    walked = tree_signature(root, [args.cache] + ([args.output] if args.output else []))
+    # the --output file changes on every run; one the checker could read (YAML) stays in
+    walked = tree_signature(root, [args.cache] + ([args.output] if args.output and not args.output.endswith((".yaml", ".yml")) else []))
     if walked is None:
         return None
     config = os.path.abspath(args.config) if args.config else default_config(paths)

@@ -9,7 +9,7 @@ report, exit code and step summary of the last 8 runs, each under a key made of:
   ``.olm-check.yaml``), the working directory, the repository root and display base the
   paths resolve to, and olm-check's version and code digest;
 * the *tree signature*: every entry under the repository root (its ``.git``, the cache
-  directory and the ``--output`` file aside), with its type, size,
+  directory and the ``--output`` file -- unless it is a YAML file -- aside), with its type, size,
   modification and change times (nanoseconds) and inode, and a symlink's target; a file added, removed, renamed, edited or touched changes it.
 
 A file whose change time is within two seconds of the walk (a checkout just made, an editor
