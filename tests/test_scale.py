@@ -323,7 +323,8 @@ def test_run_snapshot_answers_the_same_command_on_an_unchanged_tree(catalog, tmp
     assert _snapshot_of(argv, catalog) is None
 
 
-def test_tree_signature_sees_every_change_but_git_and_excluded_paths(tmp_path):
+def test_tree_signature_sees_every_change_but_git_and_excluded_paths(tmp_path, monkeypatch):
+    from checker import snapshot
     from checker.snapshot import tree_signature
 
     root = tmp_path / "t"
@@ -341,6 +342,11 @@ def test_tree_signature_sees_every_change_but_git_and_excluded_paths(tmp_path):
     os.utime(f, ns=(1, 1))  # touched: a change, even to an old time
     changed = sig(str(root / "out.json"))
     assert changed != base
+    # too many files just written (a fresh clone): no snapshot rather than hashing them all
+    (root / "a" / "g.yaml").write_text("y: 1\n")
+    monkeypatch.setattr(snapshot, "MAX_RACY", 1)
+    assert snapshot.tree_signature(str(root), []) is None
+    monkeypatch.undo()
     os.symlink("b/f.yaml", root / "a" / "link")
     linked = sig(str(root / "out.json"))
     os.remove(root / "a" / "link")
