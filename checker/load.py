@@ -19,8 +19,9 @@ from .nodes import Mapping
 from .fastyaml import parse_fast
 from .yamlload import Limits, Problem, decode, parse
 
-# Keys whose values no rule reads: parsed and checked, but not built into nodes.
-SKIP_KEYS = frozenset({"openAPIV3Schema"})
+# Keys whose values no rule reads: parsed and checked, but not built into nodes. CRD schemas
+# are most of a catalog's bytes; a CSV's UI descriptors are a quarter of its lines.
+SKIP_KEYS = frozenset({"openAPIV3Schema", "specDescriptors", "statusDescriptors", "actionDescriptors"})
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -174,15 +175,15 @@ class Reader:
         key = (hashlib.sha256(data).digest(), skip_keys, self.limits.max_depth, self.limits.max_alias_nodes)
         got = PARSED.get(key)
         if got is None:
-            fast = parse_fast(text, self.limits, skip_keys) if skip_keys else None
+            info: dict = {}
+            fast = parse_fast(text, self.limits, skip_keys, info) if skip_keys else None
             got = fast if fast is not None else parse(text, self.limits, skip_keys)
-            # kept: CRD files (a fast parse built nodes for the few lines around the skipped
-            # schemas only) and small files; a CSV is unique to its bundle and its nodes are
-            # 10-20 times its text
-            if fast is not None:
-                PARSED.put(key, got, len(text) // 16)
-            elif len(text) <= 16384:
-                PARSED.put(key, got, len(text))
+            # kept: files whose nodes are small -- CRD files (a fast parse built nodes for the
+            # few lines around the skipped schemas only) and small files; a CSV is unique to
+            # its bundle and its nodes are 10-20 times its text
+            kept = info.get("kept", len(text))
+            if kept <= 16384:
+                PARSED.put(key, got, kept)
         docs, problems = got
         sf.documents = list(docs)
         sf.problems.extend(problems)

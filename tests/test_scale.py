@@ -190,6 +190,15 @@ SCHEMA_DOCS = {
     "anchor-only-inside": "spec:\n  openAPIV3Schema:\n    a: &x {type: object}\n    b: *x\n  x: 1\n",
     "tag-on-mapping-inside": "spec:\n  openAPIV3Schema:\n    a: !!map\n      type: object\n  x: 1\n",
     "alias-outside-anchor-inside": "spec:\n  openAPIV3Schema:\n    a: &x {type: object}\n  x:\n    *x\n",
+    # a CSV's UI descriptors, laid out as Go's YAML writers do: items at the key's indentation
+    "descriptors-indentless": (
+        "spec:\n  customresourcedefinitions:\n    owned:\n    - kind: A\n      specDescriptors:\n      - path: size\n"
+        "        x-descriptors:\n        - urn:alm:descriptor:com.tectonic.ui:podCount\n      # between items\n"
+        "      - displayName: Image\n        path: image\n      version: v1\n    - kind: B\n      statusDescriptors:\n"
+        "      - path: phase\n    required: []\n"),
+    "descriptors-at-column-0": "specDescriptors:\n- path: a\n-\n  path: b\nx: 1\n",
+    "descriptors-then-dash-key": "o:\n  specDescriptors:\n  - path: a\n  -x: 1\n",
+    "descriptors-repeated-key": "o:\n  specDescriptors:\n  - path: a\n    path: b\n  version: v1\n",
 }
 
 
@@ -212,10 +221,12 @@ def test_fast_yaml_path_equals_full_parse(name):
         assert tree_key(got[0]) == tree_key(want[0])
         assert [vars(p) for p in got[1]] == [vars(p) for p in want[1]]
     if fastyaml.ENABLED and name in ("plain", "comment-after-key", "in-sequence-item", "crlf", "multi-doc", "prose-stars",
-                                     "block-scalar-inside", "at-end-no-newline", "sequence-value", "cel-continuation"):
+                                     "block-scalar-inside", "at-end-no-newline", "sequence-value", "cel-continuation",
+                                     "same-indent-sequence", "descriptors-indentless", "descriptors-at-column-0",
+                                     "descriptors-then-dash-key"):
         assert got is not None, f"{name}: the fast path should apply"
     if name in ("repeated-key-inside", "anchor-inside", "syntax-error-inside", "deep-inside", "tab-inside", "repeated-skip-key",
-                "anchor-only-inside", "tag-on-mapping-inside", "alias-outside-anchor-inside"):
+                "anchor-only-inside", "tag-on-mapping-inside", "alias-outside-anchor-inside", "descriptors-repeated-key"):
         assert got is None, f"{name}: must fall back to the full parse"
 
 
