@@ -19,7 +19,8 @@ ctime, inode -> sha256, as git's index does) lets a warm run skip reading unchan
 entries written within two seconds of a file's modification are not trusted later.
 
 Storage: one SQLite database, ``DIR/olm-check-cache.sqlite``, written by the main process
-only. The stored results are Python pickles: point ``--cache`` only at a directory you
+(and the short-lived processes that hash files: ``prepare``). A result no run has read or
+written for 30 days is dropped when a run closes the cache. The stored results are Python pickles: point ``--cache`` only at a directory you
 trust, as you would a build cache (a GitHub Actions cache restored for the same branch).
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Optional
 from . import __version__
 
 SCHEMA = 2
+MAX_AGE = 30 * 86400  # results unused for 30 days are dropped
 _CODE_DIGEST: Optional[str] = None
 
 
@@ -98,6 +100,7 @@ class Cache:
         self._dirs: dict = {}
         self._by_operator: Optional[dict] = None
         self.hits = self.misses = 0
+        self._used: list = []  # keys of results read (their ``used`` time is renewed at close)
         self.started = time.time()
 
     # -- file digests ------------------------------------------------------------------------
@@ -303,9 +306,11 @@ class Cache:
         if row is None:
             return None
         try:
-            return pickle.loads(row[0])
+            got = pickle.loads(row[0])
         except Exception:  # a damaged entry is a miss
             return None
+        self._used.append(key)
+        return got
 
     def put_operator(self, key: bytes, findings: list) -> None:
         self._new_results.append((key, pickle.dumps(findings, protocol=pickle.HIGHEST_PROTOCOL), time.time()))
@@ -334,6 +339,7 @@ class Cache:
             self.misses += 1
             return None
         self.hits += 1
+        self._used.append(k)
         return res
 
     def put(self, ref, checked: bool, repo, ctx, result) -> None:
@@ -353,5 +359,13 @@ class Cache:
         self.db.commit()
 
     def close(self) -> None:
+        """Write what is new, mark the results this run used, and drop results no run has
+        used for ``MAX_AGE`` (those of older olm-check versions, configurations, contents):
+        without it the database grows by a catalog's results (~30 MB) with every version."""
         self.flush()
+        now = time.time()
+        if self._used:
+            self.db.executemany("UPDATE results SET used=? WHERE key=?", [(now, k) for k in self._used])
+        self.db.execute("DELETE FROM results WHERE used < ?", (now - MAX_AGE,))
+        self.db.commit()
         self.db.close()

@@ -144,6 +144,42 @@ def test_cache_cold_warm_and_edited(catalog, tmp_path):
     assert other.repo.extra["cache_stats"]["misses"] == 8
 
 
+def test_cache_drops_results_unused_for_30_days(catalog, tmp_path):
+    """Results read by a run are kept (their use renewed); results no run used for 30 days --
+    here, those of another --ocp target -- are dropped when a run closes the cache."""
+    import sqlite3
+    import time
+
+    cache = str(tmp_path / "cache")
+    db_path = os.path.join(cache, "olm-check-cache.sqlite")
+
+    def age_all(days):
+        db = sqlite3.connect(db_path)
+        db.execute("UPDATE results SET used=?", (time.time() - days * 86400,))
+        db.commit()
+        db.close()
+
+    def rows():
+        db = sqlite3.connect(db_path)
+        try:
+            return db.execute("SELECT COUNT(*), MIN(used) FROM results").fetchone()
+        finally:
+            db.close()
+
+    check(["."], cache_dir=cache)
+    stored = rows()[0]
+    assert stored >= 8
+    age_all(40)
+    warm = check(["."], cache_dir=cache)
+    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+    count, oldest = rows()
+    assert count == stored and oldest > time.time() - 3600  # read again: kept and renewed
+    age_all(40)
+    check(["."], cache_dir=cache, target=["4.16"])  # other keys: the old results are unused
+    count, oldest = rows()
+    assert count == stored and oldest > time.time() - 3600  # only the new run's results are left
+
+
 def test_skipping_crd_schemas_loses_nothing(catalog):
     fast = check(["."])
     repo = plan(["."])
