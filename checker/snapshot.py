@@ -181,12 +181,13 @@ class Snapshots:
 
 
 def _inflate(data: bytes, size: int = 1 << 20):
-    """The report's bytes, a MB at a time (never the whole report as one string)."""
+    """The report's bytes, at most ``size`` at a time (never the whole report at once)."""
     z = zlib.decompressobj()
-    for i in range(0, len(data), size):
-        piece = z.decompress(data[i:i + size])
+    while data:
+        piece = z.decompress(data, size)
         if piece:
             yield piece
+        data = z.unconsumed_tail
     piece = z.flush()
     if piece:
         yield piece
