@@ -232,17 +232,17 @@ def _snapshot(args, paths: list):
     return snaps, Snapshots.key(command, walked[0]), walked[1]
 
 
-def _output(args):
+def _output(args, binary: bool = False):
+    """The --output file, opened for writing (text, or bytes), or None."""
     if not args.output:
         return None
     try:
-        return open(args.output, "w", encoding="utf-8")
+        return open(args.output, "wb") if binary else open(args.output, "w", encoding="utf-8")
     except OSError as e:
         raise Usage(f"--output {args.output}: {e.strerror}")
 
 
-def _write(args, fh, piece: str) -> None:
-    sys.stdout.write(piece)
+def _to_output(args, fh, piece) -> None:
     if fh is not None:
         try:
             fh.write(piece)
@@ -267,7 +267,8 @@ def _emit(args, report: dict, findings: list, record=None) -> Optional[str]:
     fh = _output(args)
     try:
         for piece in render_chunks(args.format, report, findings, RULES):
-            _write(args, fh, piece)
+            sys.stdout.write(piece)
+            _to_output(args, fh, piece)
             if record is not None:
                 record.write(piece)
     finally:
@@ -284,12 +285,7 @@ def _emit(args, report: dict, findings: list, record=None) -> Optional[str]:
 
 def _emit_text(args, pieces, summary: Optional[str], code: int) -> int:
     """Write a report rendered before (a run snapshot: UTF-8 bytes, piece by piece)."""
-    fh = None
-    if args.output:
-        try:
-            fh = open(args.output, "wb")
-        except OSError as e:
-            raise Usage(f"--output {args.output}: {e.strerror}")
+    fh = _output(args, binary=True)
     utf8 = (sys.stdout.encoding or "").lower().replace("-", "") == "utf8" and hasattr(sys.stdout, "buffer")
     decode = codecs.getincrementaldecoder("utf-8")().decode  # a piece may end inside a character
     sys.stdout.flush()
@@ -299,11 +295,7 @@ def _emit_text(args, pieces, summary: Optional[str], code: int) -> int:
                 sys.stdout.buffer.write(piece)
             else:
                 sys.stdout.write(decode(piece))
-            if fh is not None:
-                try:
-                    fh.write(piece)
-                except OSError as e:
-                    raise Usage(f"--output {args.output}: {e.strerror}")
+            _to_output(args, fh, piece)
     finally:
         if fh is not None:
             fh.close()

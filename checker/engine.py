@@ -71,24 +71,24 @@ def check_bundle(bundle: Bundle, ctx: Context) -> list:
 
 def prepare(repo: Repository, ctx: Context, where: Optional[str] = None) -> list:
     """``prepare`` hooks on ``repo`` (whose ``bundles`` are the bundles being processed)."""
+    return _run_hooks("prepare", repo, ctx, where or repo.root)
+
+
+def _run_hooks(kind: str, target, ctx: Context, where: str) -> list:
+    """Run the ``kind`` hooks on ``target`` (they change it, they report nothing): an
+    internal-error finding at ``where`` for each that fails."""
     out = []
-    for fn in CHECKS["prepare"]:
+    for fn in CHECKS[kind]:
         try:
-            fn(repo, ctx)
+            fn(target, ctx)
         except Exception as e:
-            out.append(_internal(where or repo.root, fn, e))
+            out.append(_internal(where, fn, e))
     return out
 
 
 def prepare_repo(repo: Repository, ctx: Context) -> list:
     """``prepare_repo`` hooks: once per run, on the planned repository (no bundle loaded)."""
-    out = []
-    for fn in CHECKS["prepare_repo"]:
-        try:
-            fn(repo, ctx)
-        except Exception as e:
-            out.append(_internal(repo.root, fn, e))
-    return out
+    return _run_hooks("prepare_repo", repo, ctx, repo.root)
 
 
 def check_repo(repo: Repository, ctx: Context) -> list:
@@ -181,12 +181,7 @@ def _bundle_steps(bundle: Bundle, checked: bool, ctx: Context) -> tuple:
     from .facts import bundle_facts
     from .versions_analysis import analyse
 
-    findings = []
-    for fn in CHECKS["prepare_bundle"]:
-        try:
-            fn(bundle, ctx)
-        except Exception as e:
-            findings.append(_internal(bundle.rel, fn, e))
+    findings = _run_hooks("prepare_bundle", bundle, ctx, bundle.rel)
     if checked:
         findings += check_bundle(bundle, ctx)
     else:
