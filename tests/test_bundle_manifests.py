@@ -268,3 +268,43 @@ def test_no_missing_crd_when_a_manifest_does_not_parse(copy_fixture):
         fh.write("  broken: [unclosed\n")
     rules = {f.rule for f in check(["."]).findings}
     assert "yaml-syntax" in rules and "owned-crd-missing" not in rules
+
+
+def test_bundle_size_verdicts_do_not_depend_on_bundles_measured_before(copy_fixture):
+    """The measure skips compressing files whose size it knows from an earlier bundle (an
+    operator's releases repeat their CRDs); whatever it knew, each bundle gets the verdict
+    it gets when checked alone: a large compressible file shared by three releases, with a
+    random blob that takes the second over the warning and keeps the third below it."""
+    from checker.rules import bundle_manifests
+
+    shared = "".join(f"  field{i}:\n    type: string\n    description: the field number {i} of the schema\n"
+                     for i in range(40_000))
+    root = copy_fixture("bundles/good")
+    verdicts = {}
+    for version, blob in (("0.1.0", 0), ("0.2.0", 500_000), ("0.3.0", 420_000)):
+        b = os.path.join(root, "..", "op", version)
+        shutil.copytree(root, b)
+        with open(os.path.join(b, "manifests", "shared.yaml"), "w") as fh:
+            fh.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n" + shared)
+        if blob:
+            rnd = random.Random(blob)
+            data = base64.b64encode(bytes(rnd.getrandbits(8) for _ in range(blob))).decode()
+            with open(os.path.join(b, "manifests", "blob.yaml"), "w") as fh:
+                fh.write("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: blob\ndata:\n  blob: " + data + "\n")
+        size = _measure(b)
+        verdicts[version] = ("warning" if size > MAX_BUNDLE_SIZE * WARN_PERCENT else None, size)
+    assert [v for v, _ in verdicts.values()] == [None, "warning", None]
+    assert all(s < MAX_BUNDLE_SIZE for _, s in verdicts.values())
+
+    def found(paths):
+        res = check(paths)
+        return sorted((f.bundle.rsplit("/", 1)[-1], f.severity, f.message) for f in res.findings if f.rule == "bundle-size")
+
+    bundle_manifests._SIZES.clear()
+    together = found([os.path.join(root, "..", "op", v) for v in verdicts])
+    alone = []
+    for v in verdicts:
+        bundle_manifests._SIZES.clear()
+        alone += found([os.path.join(root, "..", "op", v)])
+    assert together == sorted(alone)
+    assert [(b, s) for b, s, _ in together] == [("0.2.0", "warning")]

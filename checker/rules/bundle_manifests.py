@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
+from typing import Optional
 
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
@@ -90,10 +91,11 @@ def _upper_bound(n: int) -> int:
 _SIZES: dict = {}  # (sha1 of the content, level) -> encoded size: catalogs repeat CRD files
 
 
-def encoded_size(data: bytes, level: int = 6) -> int:
+def encoded_size(data: bytes, level: int = 6, digest: Optional[bytes] = None) -> int:
     """len(base64(gzip(data))) as operator-framework/api's encoding.GzipBase64Encode makes it
-    (Go's gzip writer at its default level, 6; standard base64 with padding)."""
-    key = (hashlib.sha1(data).digest(), level)
+    (Go's gzip writer at its default level, 6; standard base64 with padding). ``digest``:
+    the content's SHA-1, when the caller has it."""
+    key = (digest or hashlib.sha1(data).digest(), level)
     got = _SIZES.get(key)
     if got is None:
         c = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 16+15: a gzip stream
@@ -103,6 +105,26 @@ def encoded_size(data: bytes, level: int = 6) -> int:
             _SIZES.clear()
         _SIZES[key] = got
     return got
+
+
+def _below(contents: list, limit: int) -> bool:
+    """Whether the bundle's encoded size is surely at most ``limit``, compressing as little as
+    it can to tell. Each file counts with the least of what is known of it: its size at level
+    6 or at level 1 (the fastest level, whose output is never smaller in practice) when this
+    process compressed the same content before -- the releases of an operator repeat most
+    files -- else the most its stored form can take (``_upper_bound``). While that sum is
+    over ``limit``, the file with the largest unknown share is compressed at level 1."""
+    bounds = []
+    for _, data, digest in contents:
+        known = _SIZES.get((digest, 6)) or _SIZES.get((digest, 1))
+        bounds.append((known or _upper_bound(len(data)), known is None, data, digest))
+    total = sum(b for b, _, _, _ in bounds)
+    for bound, unknown, data, digest in sorted(bounds, key=lambda t: -t[0]):
+        if total <= limit:
+            return True
+        if unknown:
+            total += encoded_size(data, 1, digest) - bound
+    return total <= limit
 
 
 def _fmt(b: int) -> str:
@@ -145,12 +167,12 @@ def bundle_size(bundle: Bundle, ctx):
     warn = MAX_BUNDLE_SIZE * WARN_PERCENT
     if sum(_upper_bound(f.size) for f in files) <= warn:
         return  # cannot reach the warning threshold: skip the compression
-    contents = [(f, f.content()) for f in files]
-    if sum(encoded_size(data, 1) for _, data in contents) <= warn:
-        return  # even the fastest gzip level (whose output is never smaller in practice) stays below it
-    sizes = sorted(((encoded_size(data), f) for f, data in contents), key=lambda t: -t[0])
+    contents = [(f, data, hashlib.sha1(data).digest()) for f, data in ((f, f.content()) for f in files)]
+    if _below(contents, warn):
+        return
+    sizes = sorted(((encoded_size(data, 6, digest), f) for f, data, digest in contents), key=lambda t: -t[0])
     total = sum(s for s, _ in sizes)
-    raw_total = sum(len(data) for _, data in contents)
+    raw_total = sum(len(data) for _, data, _ in contents)
     if total <= warn:
         return
     top = ", ".join(f"{f.rel} ({_fmt(s)})" for s, f in sizes[:3])
