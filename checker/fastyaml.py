@@ -395,7 +395,8 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: 
         depth, parent = depths[keyline]
         value = text[start:end]
         if key in reuse_keys:
-            node = _reused(value, keyline, col, depth, limits, skip_keys)
+            # with the line break that ends it: a block scalar last in the value keeps it
+            node = _reused(text[start:end + 1], keyline, col, depth, limits, skip_keys)
             if node is None or not _put_back(parent, placed[keyline], node):
                 return None
             continue

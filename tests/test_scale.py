@@ -298,6 +298,11 @@ REUSE_DOCS = {
                          + "".join("  " * (i + 57) + f"m{i}:\n" for i in range(8)) + "  " * 65 + "v: 1\n",
     "reuse-crlf": (_CSV_HEAD + _RBAC).replace("\n", "\r\n"),
     "reuse-second-document": "a: 1\n---\n" + _CSV_HEAD + _RBAC + "---\nb: 2\n",
+    "reuse-block-scalar-last": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |\n      text\n  x: 1\n",
+    "reuse-block-scalar-last-kept": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |+\n      text\n\n  # c\n\n  x: 1\n",
+    "reuse-block-scalar-last-stripped": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |-\n      text\n  x: 1\n",
+    "reuse-block-scalar-at-the-end": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |\n      text",
+    "reuse-block-scalar-last-crlf": (_CSV_HEAD + "  owned:\n  - kind: A\n    description: >\n      text\n  x: 1\n").replace("\n", "\r\n"),
     "reuse-comment-on-the-key-line": _CSV_HEAD + "  links:   # project pages\n  - name: a\n    url: b\n  x: 1\n",
 }
 
@@ -322,7 +327,9 @@ def test_fast_yaml_path_with_reused_values_equals_full_parse(name, monkeypatch):
         assert any(p.rule == "yaml-limits" for p in want[1])
     if fastyaml.ENABLED and name in ("reuse-plain", "reuse-in-sequence-item", "reuse-flow-on-the-key-line",
                                      "reuse-flow-on-the-next-line", "reuse-scalar-on-the-next-line", "reuse-crlf",
-                                     "reuse-second-document", "reuse-comment-on-the-key-line"):
+                                     "reuse-second-document", "reuse-comment-on-the-key-line", "reuse-block-scalar-last",
+                                     "reuse-block-scalar-last-kept", "reuse-block-scalar-last-stripped",
+                                     "reuse-block-scalar-at-the-end", "reuse-block-scalar-last-crlf"):
         assert got is not None, f"{name}: the fast path should apply"
         if name not in ("reuse-flow-on-the-key-line", "reuse-flow-on-the-next-line", "reuse-scalar-on-the-next-line"):
             assert fastyaml.STATS["reused"] >= 1, fastyaml.STATS
