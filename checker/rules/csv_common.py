@@ -302,7 +302,7 @@ def load_json(sf: SourceFile, node: Scalar) -> tuple:
     problem's position is inside the JSON, mapped to the file."""
     s = node.value
     try:
-        return json.loads(s), None
+        return _json(s), None
     except json.JSONDecodeError as e:
         ln, col = pos_in(sf, node, e.pos)
         return None, JsonProblem(f"{e.msg} (line {e.lineno}, column {e.colno} of the JSON text)", ln, col)
@@ -310,9 +310,21 @@ def load_json(sf: SourceFile, node: Scalar) -> tuple:
         return None, JsonProblem(str(e), node.line, node.col)
 
 
-def json_array_items(s: str) -> list:
+@lru_cache(maxsize=16)
+def _json(s: str) -> Any:
+    """json.loads, remembered for the last texts: an operator's releases mostly repeat their
+    alm-examples (100 KB and more), and several rules read them. Read-only to callers."""
+    return json.loads(s)
+
+
+@lru_cache(maxsize=16)
+def json_array_items(s: str) -> tuple:
     """(offset, value) of each top-level element of a JSON array text already known to be
-    valid."""
+    valid (remembered like ``_json``; read-only to callers)."""
+    return tuple(_json_array_items(s))
+
+
+def _json_array_items(s: str) -> list:
     dec = json.JSONDecoder()
     ws = re.compile(r"[ \t\n\r]*")
     i = ws.match(s, 0).end()

@@ -13,6 +13,7 @@ import binascii
 import difflib
 import re
 import string
+from functools import lru_cache
 from typing import Optional
 from urllib.parse import urlsplit
 
@@ -607,6 +608,25 @@ def csv_metadata_format(bundle: Bundle, ctx):
                     yield finding(MF, sf, w, f"each keyword must be a non-empty string, not {w.type_name()}.")
 
 
+_NO_SPACE = {ord(c): None for c in string.whitespace}
+
+
+@lru_cache(maxsize=8)
+def _icon_data(s: str) -> tuple:
+    """('data-url' | 'invalid' | 'ok', the image type its bytes show) for an icon's
+    base64data; remembered for the last icons (an operator's releases repeat theirs)."""
+    compact = s.translate(_NO_SPACE)
+    if compact.startswith("data:"):
+        return "data-url", None
+    try:
+        raw = base64.b64decode(compact, validate=True)
+        if len(compact) < 4:
+            raise binascii.Error("too short")
+    except (binascii.Error, ValueError):
+        return "invalid", None
+    return "ok", _sniff(raw)
+
+
 def _icon(sf, icon):
     MF = "csv-metadata-format"
     if is_blank(icon):
@@ -637,18 +657,13 @@ def _icon(sf, icon):
     if s is None:
         yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}.")
         return
-    compact = s.translate({ord(c): None for c in string.whitespace})
-    if compact.startswith("data:"):
+    form, sniffed = _icon_data(s)
+    if form == "data-url":
         yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the console adds the 'data:<mediatype>;base64,' prefix itself, so the image breaks. Keep only the base64 text after the comma.")
         return
-    try:
-        raw = base64.b64decode(compact, validate=True)
-        if len(compact) < 4:
-            raise binascii.Error("too short")
-    except (binascii.Error, ValueError):
+    if form == "invalid":
         yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.")
         return
-    sniffed = _sniff(raw)
     if mts is not None and sniffed is not None and sniffed != mts.strip():
         kind = sniffed.split("/")[1].upper().replace("+XML", "")
         fix = fix_value(sf, mt, sniffed, f"use {sniffed}")
