@@ -21,7 +21,7 @@ from functools import lru_cache
 import yaml
 
 from ..model import Bundle
-from ..nodes import Mapping, Sequence
+from ..nodes import Mapping, Scalar, Sequence
 from . import check, define, finding
 from .csv_install import CAT, csv_spec, install_modes, install_spec, strings, text
 
@@ -35,6 +35,13 @@ def default_sccs() -> frozenset:
     return frozenset(str(n) for n in data["default_sccs"])
 
 
+def _string_set(node) -> set:
+    """The string values of a list node (``strings``, as a set: a catalog has millions)."""
+    if node.__class__ is not Sequence:
+        return set()
+    return {i.value for i in node.items if i.__class__ is Scalar and i.value.__class__ is str}
+
+
 class Grant:
     """One RBAC rule of the bundle, with where it comes from."""
 
@@ -45,10 +52,10 @@ class Grant:
         self.node = node
         self.source = source
         self.cluster_wide = cluster_wide
-        self.groups = {v for v, _n in strings(node.get("apiGroups"))}
-        self.resources = {v for v, _n in strings(node.get("resources"))}
-        self.verbs = {v for v, _n in strings(node.get("verbs"))}
-        self.names = {v for v, _n in strings(node.get("resourceNames"))}
+        self.groups = _string_set(node.get("apiGroups"))
+        self.resources = _string_set(node.get("resources"))
+        self.verbs = _string_set(node.get("verbs"))
+        self.names = _string_set(node.get("resourceNames"))
 
     def covers(self, group: str, resource: str) -> bool:
         return (group in self.groups or "*" in self.groups) and (resource in self.resources or "*" in self.resources)
