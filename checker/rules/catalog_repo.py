@@ -67,23 +67,26 @@ def operator_name(repo, ctx):
         # catalog's CI only warns about: report it once, on the newest checked bundle
         shared = _shared_mismatch(facts, op)
         newest = _newest([f for f in facts if f.checked])
+        # the names every bundle uses, counted once (less a bundle's own, below: the others')
+        packages = Counter(f.package for f in facts if f.package)
+        csv_ops = Counter(_csv_op(f) for f in facts if _csv_op(f))
+        others = len(facts) > 1
         for f in facts:
             if not f.checked:
                 continue
             if shared and f is not newest:
                 continue
-            others = [g for g in facts if g is not f]
             pos_pkg = f.package_pos or f.annotations_pos
             ann_path = pos_pkg.path if pos_pkg else f.rel
             pkg = f.package
             csvop = _csv_op(f)
             if pkg is None and csvop is None:
                 continue
-            for what, mine, getter, pos in (("the package name in annotations.yaml", pkg, lambda g: g.package, f.package_pos or f.annotations_pos),
-                                             ("the operator name in the CSV's metadata.name", csvop, _csv_op, f.csv_pos)):
+            for what, mine, counts, pos in (("the package name in annotations.yaml", pkg, packages, f.package_pos or f.annotations_pos),
+                                             ("the operator name in the CSV's metadata.name", csvop, csv_ops, f.csv_pos)):
                 if mine is None or not others:
                     continue
-                theirs = Counter(getter(g) for g in others if getter(g))
+                theirs = counts - Counter({mine: 1})  # positive counts only
                 if len(theirs) == 1:
                     common = next(iter(theirs))
                     if common != mine:
