@@ -407,7 +407,8 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: 
             STATS[why] += 1
             return None
         skipped += end - start
-    STATS["fast"] += 1
+    if reuse:  # (not the parse of a reused value: counted as reuse-parsed)
+        STATS["fast"] += 1
     if info is not None:
         info["kept"] = len(text) - skipped
     return docs, problems
