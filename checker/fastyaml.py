@@ -35,10 +35,10 @@ import json
 import os
 import re
 import sys
-from collections import Counter, OrderedDict
+from collections import Counter
 from typing import Optional
 
-from .nodes import Mapping, Skipped
+from .nodes import Skipped
 from .yamlload import Limits, parse
 
 import importlib.util
@@ -149,11 +149,10 @@ def _line_start_node(text: str, i: int, nl: int) -> bool:
     return True
 
 
-def _blank(text: str, keys: frozenset, lenient: frozenset = frozenset()):
-    """(text with the keys' block values blanked, {key line: Skipped}, {key line: (start,
-    end) of the value's text, the key, the key's column}) or None when there is nothing to
-    blank or the layout is not the plain block form (for a ``lenient`` key, such a value is
-    left in place instead)."""
+def _blank(text: str, keys: frozenset):
+    """(text with the skip keys' block values blanked, {key line: Skipped}, {key line:
+    (start, end) of the value's text}) or None when there is nothing to blank or the layout
+    is not the plain block form."""
     parts, pos, holders, blocks = [], 0, {}, {}
     nl_at, nl_count = 0, 0  # newlines counted in text[:nl_at]
 
@@ -202,8 +201,6 @@ def _blank(text: str, keys: frozenset, lenient: frozenset = frozenset()):
             shape = "sequence"
         elif _MAPPING_LINE.match(body + "\n"):
             shape = "mapping"
-        elif text[i:key_end] in lenient:
-            continue
         else:
             return None
         keyline = line_of(i)
@@ -212,7 +209,7 @@ def _blank(text: str, keys: frozenset, lenient: frozenset = frozenset()):
         parts.append("\n" * text.count("\n", le, end))
         pos = end
         holders[keyline] = Skipped(lineno, ind + 1, shape)
-        blocks[keyline] = (le + 1, end, text[i:key_end], col)
+        blocks[keyline] = (le + 1, end)
     if not holders:
         return None
     parts.append(text[pos:])
@@ -321,62 +318,16 @@ def _stack_depth() -> int:
     return n
 
 
-# Keys whose block values are parsed on their own and remembered (``_reused``): a CSV's
-# RBAC rules, owned CRDs and the like, which an operator's next release usually repeats
-# verbatim and at the same lines (on community-operators-prod, 59% of clusterPermissions
-# text, 71% of owned, 44% of permissions). The rest of the file is parsed as usual.
-REUSE_KEYS = frozenset({"clusterPermissions", "permissions", "owned", "installModes", "links", "maintainers",
-                        "keywords", "webhookdefinitions"})
-REUSE_MIN = 8192  # smaller files: not worth the bookkeeping
-
-
-class _Lru:
-    """Least recently used values dropped beyond ``budget`` (summed weights)."""
-
-    def __init__(self, budget: int):
-        self.budget, self.used, self.items = budget, 0, OrderedDict()
-
-    def get(self, key):
-        hit = self.items.get(key)
-        if hit is not None:
-            self.items.move_to_end(key)
-            return hit[0]
-        return None
-
-    def put(self, key, value, weight: int) -> None:
-        self.items[key] = (value, weight)
-        self.used += weight
-        while self.used > self.budget:
-            _, (_, w) = self.items.popitem(last=False)
-            self.used -= w
-
-
-# reused values' nodes, by text, place and limits; 256 KB of text is a few releases' worth
-# (~3 MB of nodes), and nodes are read-only to rules like the parse memo's (load.PARSED)
-_REUSED = _Lru(256 * 1024)
-
-
-def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: Optional[dict] = None,
-               reuse: bool = True) -> Optional[tuple]:
+def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: Optional[dict] = None) -> Optional[tuple]:
     """(documents, problems) exactly as ``yamlload.parse(text, limits, skip_keys)`` would
     return them, or None when the fast path does not apply (then call ``parse``). ``info``
-    gets ``kept``: how much of the text was built into nodes (not blanked).
-
-    Besides the skip keys' values, the block values of ``REUSE_KEYS`` are blanked from the
-    text parsed (``reuse``) and parsed on their own (``_reused``): the value's lines, under a
-    stand-in key line at the key's column, after as many empty lines as came before, so
-    that every position is the same, with the depth limit less the levels around the
-    value. Such a value read the same way as in the whole text (block structure goes by
-    indentation) -- unless an alias or anchor connects it to the rest (none may appear in
-    it) or it breaks a limit or the syntax (any problem, and the full parse decides)."""
+    gets ``kept``: how much of the text was built into nodes (not blanked)."""
     if not ENABLED or not skip_keys:
         return None
-    reuse_keys = REUSE_KEYS - skip_keys if reuse and len(text) >= REUSE_MIN else frozenset()
-    keys = skip_keys | reuse_keys
-    if not any(k in text for k in keys):
+    if not any(k in text for k in skip_keys):
         return None
     limits = limits or Limits()
-    blanked = _blank(text, keys, reuse_keys)
+    blanked = _blank(text, skip_keys)
     if blanked is None:
         STATS["layout"] += 1
         return None
@@ -384,67 +335,20 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: 
     if _node_props(cut):
         STATS["anchor-alias-tag"] += 1
         return None
-    placed = dict(holders)
     depths: dict = {}
     docs, problems = parse(cut, limits, skip_keys, placeholders=holders, depths=depths)
     if problems or holders:
         STATS["recheck"] += 1
         return None
-    skipped = 0
-    for keyline, (start, end, key, col) in blocks.items():
-        depth, parent = depths[keyline]
-        value = text[start:end]
-        if key in reuse_keys:
-            # with the line break that ends it: a block scalar last in the value keeps it
-            node = _reused(text[start:end + 1], keyline, col, depth, limits, skip_keys)
-            if node is None or not _put_back(parent, placed[keyline], node):
-                return None
-            continue
-        # the value's collections open at depth ``depth`` (+1 for the value itself);
+    for keyline, (start, end) in blocks.items():
+        # the value's collections open at depth depths[keyline] (+1 for the value itself);
         # 2 levels of slack, so that the full parse decides anything near the limit
-        why = _value_clean(value, limits.max_depth - depth - 2, _node_props(value))
+        value = text[start:end]
+        why = _value_clean(value, limits.max_depth - depths.get(keyline, limits.max_depth) - 2, _node_props(value))
         if why != "ok":
             STATS[why] += 1
             return None
-        skipped += end - start
-    if reuse:  # (not the parse of a reused value: counted as reuse-parsed)
-        STATS["fast"] += 1
+    STATS["fast"] += 1
     if info is not None:
-        info["kept"] = len(text) - skipped
+        info["kept"] = len(text) - sum(end - start for start, end in blocks.values())
     return docs, problems
-
-
-def _reused(value: str, keyline: int, col: int, depth: int, limits: Limits, skip_keys: frozenset):
-    """The node of a reused key's value (see ``parse_fast``), or None when it must not be
-    read on its own."""
-    iso_limits = Limits(max_file_bytes=limits.max_file_bytes, max_depth=limits.max_depth - depth + 1,
-                        max_alias_nodes=limits.max_alias_nodes)
-    key = (hashlib.sha256(value.encode("utf-8")).digest(), keyline, col, iso_limits.max_depth, skip_keys)
-    node = _REUSED.get(key)
-    if node is not None:
-        STATS["reused"] += 1
-        return node
-    if _node_props(value):
-        STATS["anchor-alias-tag"] += 1
-        return None
-    iso = "\n" * (keyline - 1) + " " * col + "k:\n" + value
-    got = parse_fast(iso, iso_limits, skip_keys, reuse=False) or parse(iso, iso_limits, skip_keys)
-    docs, problems = got
-    if problems or len(docs) != 1 or not isinstance(docs[0], Mapping) or len(docs[0].pairs) != 1:
-        STATS["reuse-refused"] += 1
-        return None
-    node = docs[0].pairs[0][1]
-    _REUSED.put(key, node, len(value))
-    STATS["reuse-parsed"] += 1
-    return node
-
-
-def _put_back(parent, holder, node) -> bool:
-    """Put ``node`` where the parse put the stand-in ``holder`` in mapping ``parent``."""
-    if not isinstance(parent, Mapping):
-        return False
-    for i, (k, v) in enumerate(parent.pairs):
-        if v is holder:
-            parent.pairs[i] = (k, node)
-            return True
-    return False

@@ -156,11 +156,10 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
     and the problem says where parsing stopped.
 
     ``placeholders`` (used by ``checker.fastyaml``): key line -> ``Skipped`` node standing
-    for a key's value that was blanked out of ``text`` (a skip key's, checked elsewhere, or
-    any other key's, parsed elsewhere); the empty value found there is replaced by it, and
-    the entry removed (what is left was not found). ``depths``: filled with key line ->
-    (the number of collections open around each placeholder's value: its nesting depth, for
-    the depth limit of what was blanked; the mapping it was put in).
+    for a skip key's value that was blanked out of ``text`` (checked elsewhere); the empty
+    value found there is replaced by it, and the entry removed (what is left was not found).
+    ``depths``: filled with key line -> the number of collections open around each
+    placeholder's value (its nesting depth, for the depth limit of what was blanked).
     """
     limits = limits or Limits()
     docs: list[Optional[Node]] = []
@@ -264,11 +263,6 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                         parent.key = None
                         if parent.cur is not None:
                             parent.cur[1] = node.raw
-                            if placeholders and not node.raw and node.style is None and parent.cur[0] in placeholders:
-                                # a blanked value of a key that is not skipped (fastyaml's reuse)
-                                node = placeholders.pop(parent.cur[0])
-                                if depths is not None:
-                                    depths[parent.cur[0]] = (len(stack), parent.node)
                         parent.node.add(key, node)
                         continue
                     attach(parent, node, 1)
@@ -282,7 +276,7 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                         if placeholders and parent.cur is not None and ev.value == "" and ev.implicit[0] and not ev.style:
                             node = placeholders.pop(parent.cur[0], node)
                             if depths is not None:
-                                depths[parent.cur[0]] = (len(stack), parent.node)
+                                depths[parent.cur[0]] = len(stack)
                     if ev.anchor:
                         anchors[ev.anchor] = (node, 1)
                     attach(parent, node, 1, ev)

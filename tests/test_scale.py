@@ -238,9 +238,8 @@ SCHEMA_DOCS = {
 }
 
 
-def _fast_against_full(text: str):
-    """parse_fast's answer, asserted equal to the full parse when it gives one; and the
-    full parse's."""
+@pytest.mark.parametrize("name", sorted(SCHEMA_DOCS))
+def test_fast_yaml_path_equals_full_parse(name):
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(FIXTURES), "scripts"))
@@ -250,20 +249,13 @@ def _fast_against_full(text: str):
     from checker.load import SKIP_KEYS
     from checker.yamlload import Limits, parse
 
+    text = SCHEMA_DOCS[name]
     limits = Limits(max_depth=64)
     want = parse(text, limits, SKIP_KEYS)
     got = fastyaml.parse_fast(text, limits, SKIP_KEYS)
     if got is not None:  # when the fast path answers, it is exactly the full parse
         assert tree_key(got[0]) == tree_key(want[0])
         assert [vars(p) for p in got[1]] == [vars(p) for p in want[1]]
-    return got, want
-
-
-@pytest.mark.parametrize("name", sorted(SCHEMA_DOCS))
-def test_fast_yaml_path_equals_full_parse(name):
-    from checker import fastyaml
-
-    got, _ = _fast_against_full(SCHEMA_DOCS[name])
     if fastyaml.ENABLED and name in ("plain", "comment-after-key", "in-sequence-item", "crlf", "multi-doc", "prose-stars",
                                      "block-scalar-inside", "at-end-no-newline", "sequence-value", "cel-continuation",
                                      "same-indent-sequence", "descriptors-indentless", "descriptors-at-column-0",
@@ -272,94 +264,6 @@ def test_fast_yaml_path_equals_full_parse(name):
     if name in ("repeated-key-inside", "anchor-inside", "syntax-error-inside", "deep-inside", "tab-inside", "repeated-skip-key",
                 "anchor-only-inside", "tag-on-mapping-inside", "alias-outside-anchor-inside", "descriptors-repeated-key"):
         assert got is None, f"{name}: must fall back to the full parse"
-
-
-_CSV_HEAD = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: x.v1\nspec:\n"
-_RBAC = ("  install:\n    spec:\n      clusterPermissions:\n      - rules:\n        - apiGroups: [\"\"]\n          resources:\n"
-         "          - pods\n          verbs: [get, list]\n        serviceAccountName: sa\n      permissions:\n      - rules:\n"
-         "        - verbs:\n          - '*'\n          resources: [configmaps]\n        serviceAccountName: sa\n")
-_OWNED = ("  customresourcedefinitions:\n    owned:\n    - kind: A\n      name: as.x.io\n      specDescriptors:\n      - path: size\n"
-          "      version: v1\n")
-
-# documents for the reused values (fastyaml.REUSE_KEYS: parsed on their own, remembered)
-REUSE_DOCS = {
-    "reuse-plain": _CSV_HEAD + "  version: 1.0.0\n" + _RBAC + _OWNED + "  installModes:\n  - type: OwnNamespace\n    supported: true\n",
-    "reuse-in-sequence-item": "items:\n- links:\n  - name: a\n    url: b\n  x: 1\n- links:\n    - name: c\n",
-    "reuse-flow-on-the-key-line": _CSV_HEAD + "  installModes: [{type: OwnNamespace, supported: true}]\n" + _OWNED,
-    "reuse-flow-on-the-next-line": _CSV_HEAD + "  installModes:\n    [{type: OwnNamespace, supported: true}]\n" + _OWNED,
-    "reuse-scalar-on-the-next-line": _CSV_HEAD + "  keywords:\n    just text\n" + _OWNED,
-    "reuse-alias-into-the-value": _CSV_HEAD + "  a: &v [get]\n  permissions:\n  - rules:\n    - verbs: *v\n",
-    "reuse-anchor-in-the-value": _CSV_HEAD + "  permissions:\n  - rules:\n    - verbs: &v [get]\n  b: *v\n",
-    "reuse-repeated-key-inside": _CSV_HEAD + "  links:\n  - name: a\n    name: b\n  x: 1\n",
-    "reuse-repeated-reused-key": _CSV_HEAD + "  links:\n  - name: a\n  links:\n  - name: b\n",
-    "reuse-syntax-error-inside": _CSV_HEAD + "  links:\n  - name: [a\n  x: 1\n",
-    "reuse-tab-inside": _CSV_HEAD + "  links:\n  - name: a\n  \t url: b\n",
-    "reuse-deep-inside": "a:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(55)) + "  " * 56 + "links:\n"
-                         + "".join("  " * (i + 57) + f"m{i}:\n" for i in range(8)) + "  " * 65 + "v: 1\n",
-    "reuse-crlf": (_CSV_HEAD + _RBAC).replace("\n", "\r\n"),
-    "reuse-second-document": "a: 1\n---\n" + _CSV_HEAD + _RBAC + "---\nb: 2\n",
-    "reuse-block-scalar-last": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |\n      text\n  x: 1\n",
-    "reuse-block-scalar-last-kept": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |+\n      text\n\n  # c\n\n  x: 1\n",
-    "reuse-block-scalar-last-stripped": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |-\n      text\n  x: 1\n",
-    "reuse-block-scalar-at-the-end": _CSV_HEAD + "  owned:\n  - kind: A\n    description: |\n      text",
-    "reuse-block-scalar-last-crlf": (_CSV_HEAD + "  owned:\n  - kind: A\n    description: >\n      text\n  x: 1\n").replace("\n", "\r\n"),
-    "reuse-comment-on-the-key-line": _CSV_HEAD + "  links:   # project pages\n  - name: a\n    url: b\n  x: 1\n",
-}
-
-
-@pytest.mark.parametrize("name", sorted(REUSE_DOCS))
-def test_fast_yaml_path_with_reused_values_equals_full_parse(name, monkeypatch):
-    """A CSV's RBAC rules, owned CRDs and the like are parsed on their own and remembered:
-    the answer is still exactly the full parse's, or none."""
-    from checker import fastyaml
-
-    monkeypatch.setattr(fastyaml, "REUSE_MIN", 0)
-    monkeypatch.setattr(fastyaml, "_REUSED", fastyaml._Lru(1 << 20))
-    monkeypatch.setattr(fastyaml, "STATS", __import__("collections").Counter())
-    text = REUSE_DOCS[name]
-    for _ in range(2):  # parsed, then remembered
-        got, want = _fast_against_full(text)
-    if name in ("reuse-repeated-key-inside", "reuse-repeated-reused-key"):
-        assert any(p.rule == "yaml-duplicate-key" for p in want[1])
-    if name in ("reuse-syntax-error-inside", "reuse-tab-inside"):
-        assert any(p.rule == "yaml-syntax" for p in want[1])
-    if name == "reuse-deep-inside":
-        assert any(p.rule == "yaml-limits" for p in want[1])
-    if fastyaml.ENABLED and name in ("reuse-plain", "reuse-in-sequence-item", "reuse-flow-on-the-key-line",
-                                     "reuse-flow-on-the-next-line", "reuse-scalar-on-the-next-line", "reuse-crlf",
-                                     "reuse-second-document", "reuse-comment-on-the-key-line", "reuse-block-scalar-last",
-                                     "reuse-block-scalar-last-kept", "reuse-block-scalar-last-stripped",
-                                     "reuse-block-scalar-at-the-end", "reuse-block-scalar-last-crlf"):
-        assert got is not None, f"{name}: the fast path should apply"
-        if name not in ("reuse-flow-on-the-key-line", "reuse-flow-on-the-next-line", "reuse-scalar-on-the-next-line"):
-            assert fastyaml.STATS["reused"] >= 1, fastyaml.STATS
-    if name in ("reuse-alias-into-the-value", "reuse-anchor-in-the-value", "reuse-repeated-key-inside",
-                "reuse-repeated-reused-key", "reuse-syntax-error-inside", "reuse-tab-inside", "reuse-deep-inside"):
-        assert got is None, f"{name}: must fall back to the full parse"
-
-
-def test_reused_values_follow_their_lines(monkeypatch):
-    """The next release's CSV repeats the RBAC rules: at the same lines, the nodes read
-    before are taken as they are; a line further down, they are read again (positions are
-    part of what is remembered)."""
-    from checker import fastyaml
-
-    if not fastyaml.ENABLED:
-        pytest.skip("rapidyaml is not installed: no fast path")
-    monkeypatch.setattr(fastyaml, "REUSE_MIN", 0)
-    monkeypatch.setattr(fastyaml, "_REUSED", fastyaml._Lru(1 << 20))
-    monkeypatch.setattr(fastyaml, "STATS", __import__("collections").Counter())
-    v1 = _CSV_HEAD + "  version: 1.0.0\n" + _RBAC
-    v2 = _CSV_HEAD + "  version: 1.1.0\n" + _RBAC
-    v3 = _CSV_HEAD + "  version: 1.2.0\n  replaces: x.v1.1.0\n" + _RBAC
-    got1, _ = _fast_against_full(v1)
-    got2, _ = _fast_against_full(v2)
-    assert fastyaml.STATS["reused"] == 2 and fastyaml.STATS["reuse-parsed"] == 2
-    rules = lambda docs: docs[0].get("spec").get("install").get("spec").get("clusterPermissions")  # noqa: E731
-    assert rules(got1[0]) is rules(got2[0])
-    got3, _ = _fast_against_full(v3)
-    assert fastyaml.STATS["reuse-parsed"] == 4
-    assert rules(got3[0]).line == rules(got1[0]).line + 1
 
 
 def test_simple_dockerfile_labels_match_the_parser():
