@@ -342,9 +342,11 @@ class Cache:
         self._used.append(k)
         return res
 
-    def put(self, ref, checked: bool, repo, ctx, result) -> None:
+    def put(self, ref, checked: bool, repo, ctx, result, pickled: Optional[bytes] = None) -> None:
+        """Store a result (``pickled``: its pickle, when the worker made one)."""
         k = self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx)
-        self._new_results.append((k, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), time.time()))
+        data = pickled if pickled is not None else pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        self._new_results.append((k, data, time.time()))
         if len(self._new_results) >= 500:
             self.flush()
 

@@ -376,15 +376,11 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         progress(done, total)
     # the biggest operators first, so that no worker is left with one at the end
     tasks.sort(key=lambda t: -sum(1 for it in t[1][1] if it[3] is None) if t[0] == "operator" else -1)
-    for kind, payload in map_tasks(tasks, repo, ctx, jobs):
-        if kind == "bundle":
-            pairs, repo_findings, name = [payload], [], None
-        else:
-            name, pairs, repo_findings = payload
-        for i, res in pairs:
+    for kind, triples, repo_findings, name in map_tasks(tasks, repo, ctx, jobs):
+        for i, res, blob in triples:
             results[i] = res = _compact(res, canon)
             if cache is not None:
-                cache.put(refs[i], checked is None or refs[i].rel in checked, repo, ctx, res)
+                cache.put(refs[i], checked is None or refs[i].rel in checked, repo, ctx, res, blob)
             done += 1
         findings += repo_findings
         if cache is not None and name is not None:

@@ -78,19 +78,38 @@ def run_task(task: tuple, repo, ctx) -> tuple:
 
 
 def _work(task: tuple) -> tuple:
+    """``run_task`` in a worker, each ``BundleResult`` pickled here: the parent unpickles it
+    once and keeps the bytes for the result cache, instead of pickling it again."""
     repo, ctx = _STATE
-    return run_task(task, repo, ctx)
+    kind, payload = run_task(task, repo, ctx)
+    if kind == "bundle":
+        i, res = payload
+        return kind, (i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL))
+    name, out, findings = payload
+    return kind, (name, [(i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)) for i, res in out], findings)
+
+
+def _results(pairs: list) -> list:
+    """[(index, BundleResult, its pickle)] from a worker's [(index, pickle)]."""
+    return [(i, pickle.loads(blob), blob) for i, blob in pairs]
 
 
 def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
-    """``run_task`` for each task, as they finish (in worker processes when ``jobs`` > 1)."""
+    """For each task, as they finish (in worker processes when ``jobs`` > 1): ``("bundle",
+    [(index, BundleResult, pickle or None)], [], None)`` or ``("operator", [...], repository
+    findings, name)`` -- the pickle, made in the worker, when there is one."""
     global _STATE
     if not tasks:
         return
     jobs = max(1, min(jobs or 1, len(tasks)))
     if jobs == 1:
         for t in tasks:
-            yield run_task(t, repo, ctx)
+            kind, payload = run_task(t, repo, ctx)
+            if kind == "bundle":
+                yield kind, [payload + (None,)], [], None
+            else:
+                name, out, findings = payload
+                yield kind, [(i, res, None) for i, res in out], findings, name
         return
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
@@ -106,7 +125,12 @@ def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
     try:
         with mp.Pool(jobs, initializer=_init, initargs=(blob,)) as pool:
             gc.unfreeze()
-            yield from pool.imap_unordered(_work, tasks, chunksize=1)
+            for kind, payload in pool.imap_unordered(_work, tasks, chunksize=1):
+                if kind == "bundle":
+                    yield kind, _results([payload]), [], None
+                else:
+                    name, out, findings = payload
+                    yield kind, _results(out), findings, name
     finally:
         gc.unfreeze()
         _STATE = None
