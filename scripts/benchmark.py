@@ -116,11 +116,13 @@ class TreeMemory(threading.Thread):
         self.pid, self.peak_rss, self.peak_pss, self.stop = pid, 0, 0, False
         self.peak_one = 0  # the largest single process's RSS
 
-    @staticmethod
-    def _children() -> dict:
+    def _children(self) -> dict:
+        """Parent PID -> child PIDs, for the processes started after the measured one (its
+        descendants get later PIDs; reading every process's stat 50 times a second took 2.8
+        ms a sample, 12% of a core taken from the run it measures)."""
         kids = {}
         for d in os.listdir("/proc"):
-            if not d.isdigit():
+            if not d.isdigit() or int(d) <= self.pid:
                 continue
             try:
                 with open(f"/proc/{d}/stat") as fh:
