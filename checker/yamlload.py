@@ -292,11 +292,7 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 if len(stack) >= limits.max_depth:
                     m = ev.start_mark
-                    raise _Abort(Problem(
-                        "yaml-limits", m.line + 1, m.column + 1,
-                        f"the file nests deeper than {limits.max_depth} levels here; olm-check refuses it to "
-                        "protect itself (no real manifest nests this deep). Flatten the structure, or raise "
-                        "limits.max_depth in .olm-check.yaml if it is genuine."))
+                    raise _Abort(_too_deep(m.line + 1, m.column + 1, limits.max_depth))
                 is_map = cls is MappingStartEvent
                 skip = parent is not None and (parent.skip or (parent.skip_next and parent.key is not None))
                 if skip:
@@ -358,6 +354,11 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
         mark = e.problem_mark or e.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         what = e.problem or "invalid YAML"
+        if "maximum nesting depth" in what:
+            # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1,000 levels itself, in its
+            # scanner, which may run ahead of the events that would reach our own limit first
+            problems.append(_too_deep(line, col, min(limits.max_depth, _LIBYAML_MAX_NEST)))
+            return docs, problems
         ctx = f" ({e.context})" if e.context else ""
         problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {what}{ctx}. Nothing in this file can be read until it is fixed."))
     except yaml.YAMLError as e:  # ReaderError and friends
@@ -372,6 +373,18 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
     finally:
         loader.dispose()
     return docs, problems
+
+
+_LIBYAML_MAX_NEST = 1000  # libyaml 0.2.6's own nesting limit
+
+
+def _too_deep(line: int, col: int, depth: int) -> Problem:
+    fix = ("raise limits.max_depth in .olm-check.yaml if it is genuine" if depth < _LIBYAML_MAX_NEST
+           else "libyaml, the YAML parser, reads no deeper")
+    return Problem(
+        "yaml-limits", line, col,
+        f"the file nests deeper than {depth} levels here; olm-check refuses it to protect itself (no real "
+        f"manifest nests this deep). Flatten the structure, or {fix}.")
 
 
 def _merge(target: Mapping, source: Node) -> None:
