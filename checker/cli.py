@@ -172,7 +172,7 @@ def cmd_check(args) -> int:
             changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
         except ChangeError as e:
             raise Usage(f"--changed-since {args.changed_since}: {e}")
-    snap = _snapshot(args, paths) if args.cache and changes is None else None
+    snap = _snapshot(args, paths, jobs) if args.cache and changes is None else None
     if snap is not None:
         snaps, key, racy = snap
         got = snaps.get(key)
@@ -203,7 +203,7 @@ def cmd_check(args) -> int:
     return res.exit_code
 
 
-def _snapshot(args, paths: list):
+def _snapshot(args, paths: list, jobs: int = 1):
     """(``snapshot.Snapshots``, key, racily clean files) for this run, or None when it is not
     snapshotted: only a whole catalog repository is (its root, holding operators/, among the
     paths, nothing outside it: everything a run reads is then below the root), with not too
@@ -219,7 +219,7 @@ def _snapshot(args, paths: list):
     if not os.path.isdir(os.path.join(root, "operators")) or "operators" in root.split(os.sep):
         return None  # not a catalog repository's root: what it reads may lie outside it
     # the --output file changes on every run; one the checker could read (YAML) stays in
-    walked = tree_signature(root, [args.cache] + ([args.output] if args.output and not args.output.endswith((".yaml", ".yml")) else []))
+    walked = tree_signature(root, [args.cache] + ([args.output] if args.output and not args.output.endswith((".yaml", ".yml")) else []), jobs)
     if walked is None:
         return None
     config = os.path.abspath(args.config) if args.config else default_config(paths)

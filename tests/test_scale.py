@@ -401,6 +401,27 @@ def test_tree_signature_sees_every_change_but_git_and_excluded_paths(tmp_path, m
     assert sig(str(root / "out.json")) not in (changed, linked)
 
 
+def test_tree_signature_is_the_same_however_many_processes_walk(tmp_path):
+    """A catalog's walk is shared among forked processes (--jobs): the signature, and the
+    files too recent to trust, do not depend on how it was shared, and a change deep in any
+    process's share is seen."""
+    from checker.snapshot import tree_signature
+
+    root = tmp_path / "cat"
+    for i in range(70):  # enough operators for the walk to be shared out
+        d = root / "operators" / f"op-{i:02d}" / "1.0.0" / "manifests"
+        d.mkdir(parents=True)
+        (d / "csv.yaml").write_text(f"n: {i}\n")
+    (root / "operators" / "op-05" / "1.0.0" / "manifests" / "new.yaml").write_text("another\n")
+    walks = {jobs: tree_signature(str(root), [], jobs) for jobs in (1, 2, 3)}
+    assert walks[1] == walks[2] == walks[3]
+    # every file was just written (its change time is now): all of them, in one order
+    assert walks[1][1] == sorted(str(p) for p in root.rglob("*.yaml")) and len(walks[1][1]) == 71
+    deep = root / "operators" / "op-68" / "1.0.0" / "manifests" / "csv.yaml"
+    os.utime(deep, ns=(2 * 10**18, 2 * 10**18))
+    assert tree_signature(str(root), [], 2)[0] == tree_signature(str(root), [], 1)[0] != walks[1][0]
+
+
 def test_snapshot_report_is_replayed_in_bounded_pieces():
     """A stored catalog report (25 MB of JSON) is written back a piece at a time, never held
     whole; the pieces join to exactly what was recorded, characters outside ASCII included."""
