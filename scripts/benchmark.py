@@ -20,7 +20,8 @@ Not a test: it prints numbers. In one run, it measures
             with the cache restored (CI): every file hashed, every bundle answered by the cache;
 * single -- ``olm-check check`` on one bundle (a typical pull request), process start to exit;
 
-each with wall seconds, bundles/s and the peak memory of the whole process tree (the sum of
+each with wall seconds, bundles/s, CPU seconds (user + system of the process tree: the
+work done, which the machine's other load skews less than the wall time) and the peak memory of the whole process tree (the sum of
 the resident set sizes of olm-check and its workers, sampled every 20 ms; PSS, which counts
 pages shared by forked workers once, sampled every 0.5 s, and the largest single process,
 alongside), and the
@@ -97,6 +98,7 @@ def floor(files: list) -> tuple:
         sys.exit("PyYAML has no libyaml C loader here; the floor would not be the C loader")
     failed = 0
     t = time.perf_counter()
+    cpu = time.process_time()
     for f in files:
         with open(f, "rb") as fh:
             data = fh.read()
@@ -105,7 +107,7 @@ def floor(files: list) -> tuple:
                 pass
         except Exception:  # noqa: BLE001 - CSafeLoader refuses some real files (e.g. `- =`)
             failed += 1
-    return time.perf_counter() - t, failed
+    return time.perf_counter() - t, failed, time.process_time() - cpu
 
 
 class TreeMemory(threading.Thread):
@@ -173,20 +175,25 @@ CODE = ROOT  # where `python -m checker` is imported from (a frozen copy: see ma
 
 
 def timed(cmd: list, cwd: str) -> dict:
+    import resource
+
     env = dict(os.environ, PYTHONPATH=CODE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     mem = TreeMemory(proc.pid)
     mem.start()
     _, err = proc.communicate()
     wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the tree: workers are reaped by their parent
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     mem.stop = True
     mem.join()
     if proc.returncode not in (0, 1):
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
     if "Traceback" in err:
         sys.exit(f"traceback from {' '.join(cmd)}:\n{err}")
-    return {"wall": wall, "rss_mib": mem.peak_rss / 1024, "pss_mib": mem.peak_pss / 1024, "one_mib": mem.peak_one / 1024}
+    return {"wall": wall, "cpu": cpu, "rss_mib": mem.peak_rss / 1024, "pss_mib": mem.peak_pss / 1024, "one_mib": mem.peak_one / 1024}
 
 
 def verify(files: list) -> None:
@@ -281,10 +288,11 @@ def main() -> int:
 
     results = {}
     if "floor" in modes:
-        secs, failed = floor(files)
+        secs, failed, cpu = floor(files)
         results["floor"] = secs
+        results["floor_cpu"] = cpu
         print(f"floor  (yaml.load_all, CSafeLoader, 1 process): {secs:8.1f} s  ({nbytes / 1e6 / secs:.1f} MB/s; "
-              f"{failed} files the C loader refuses)")
+              f"{failed} files the C loader refuses); CPU {cpu:.1f} s")
     # run a frozen copy of the package: edits to the working tree during the run would
     # otherwise change the code digest (and so every cache key) between cold and warm
     global CODE
@@ -316,7 +324,10 @@ def main() -> int:
             r = timed(audit, root)
             results[mode] = r["wall"]
             ratio = f", {r['wall'] / results['floor']:.3f} of the floor" if "floor" in results else ""
-            print(f"{mode:7} (olm-check audit, start to exit):     {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}); "
+            # CPU seconds (user + system, the whole process tree): the work done, which other
+            # load on the machine and the clock speed it runs at skew less than the wall time
+            cpu = f"; CPU {r['cpu']:.1f} s" + (f" ({r['cpu'] / results['floor_cpu']:.3f} of the floor's)" if "floor" in results else "")
+            print(f"{mode:7} (olm-check audit, start to exit):     {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}{cpu}); "
                   f"peak memory of the process tree: RSS {r['rss_mib']:.0f} MiB, PSS {r['pss_mib']:.0f} MiB; "
                   f"largest process {r['one_mib']:.0f} MiB")
             if mode == "cold":
@@ -329,7 +340,7 @@ def main() -> int:
         if "single" in modes and one:
             r = timed([sys.executable, "-m", "checker", "check", one, "--format", "json", "--progress", "never"], root)
             results["single"] = r["wall"]
-            print(f"single (olm-check check {os.path.relpath(one, root)}, start to exit): {r['wall']:.2f} s; "
+            print(f"single (olm-check check {os.path.relpath(one, root)}, start to exit): {r['wall']:.2f} s (CPU {r['cpu']:.2f} s); "
                   f"peak RSS {r['rss_mib']:.0f} MiB")
     finally:
         shutil.rmtree(CODE, ignore_errors=True)
