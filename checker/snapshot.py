@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+from operator import itemgetter
 import os
 import sqlite3
 import stat
@@ -60,14 +61,10 @@ def tree_signature(root: str, exclude: Iterable[str], jobs: int = 1) -> Optional
     out, racy = _walk_parallel(root, skip, recent, jobs) if jobs > 1 else _walk([root], skip, recent)
     if len(racy) > MAX_RACY or sum(s for _, s in racy) > MAX_RACY_BYTES:
         return None
-    out.sort(key=_first)  # by directory: the order the walk took does not matter
+    out.sort(key=itemgetter(0))  # by directory: the order the walk took does not matter
     h = hashlib.sha256(root.encode("utf-8", "surrogateescape") + b"\0")
     h.update(marshal.dumps(out, 0))  # version 0: no references, no interning (the same bytes for the same data)
     return h.digest(), sorted(p for p, _ in racy)
-
-
-def _first(row: tuple) -> str:
-    return row[0]
 
 
 def content_digests(paths: list) -> list:
@@ -104,8 +101,7 @@ def _list(dirs: list, skip: set, recent: int, racy: list) -> tuple:
     out: list = []
     sub: list = []
     for d in dirs:
-        rows = _rows(d, skip, recent, racy, sub)
-        out.append((d,) + rows if isinstance(rows, tuple) else (d, rows))
+        out.append(_rows(d, skip, recent, racy, sub))
     return out, sub
 
 
@@ -115,20 +111,18 @@ def _walk(roots: list, skip: set, recent: int) -> tuple:
     racy: list = []
     stack = list(roots)
     while stack:
-        d = stack.pop()
-        rows = _rows(d, skip, recent, racy, stack)
-        out.append((d,) + rows if isinstance(rows, tuple) else (d, rows))
+        out.append(_rows(stack.pop(), skip, recent, racy, stack))
     return out, racy
 
 
-def _rows(d: str, skip: set, recent: int, racy: list, subdirs: list):
-    """The entries of directory ``d`` (its subdirectories appended to ``subdirs``, its
-    racily clean files to ``racy``), or ("unreadable", errno)."""
+def _rows(d: str, skip: set, recent: int, racy: list, subdirs: list) -> tuple:
+    """(``d``, its entries) -- its subdirectories appended to ``subdirs``, its racily clean
+    files to ``racy`` -- or (``d``, "unreadable", errno)."""
     try:
         with os.scandir(d) as it:
             entries = list(it)
     except OSError as e:
-        return ("unreadable", e.errno)
+        return (d, "unreadable", e.errno)
     rows = []
     for e in entries:
         path = e.path
@@ -154,7 +148,7 @@ def _rows(d: str, skip: set, recent: int, racy: list, subdirs: list):
         elif st.st_ctime_ns >= recent or st.st_mtime_ns >= recent:
             if stat.S_ISREG(mode):
                 racy.append((path, st.st_size))
-    return rows
+    return (d, rows)
 
 
 def file_digest(path: str) -> bytes:
