@@ -18,6 +18,12 @@ so they are never stale. File contents are hashed once: a stat index (path, size
 ctime, inode -> sha256, as git's index does) lets a warm run skip reading unchanged files;
 entries written within two seconds of a file's modification are not trusted later.
 
+Keys are made up front (``prepare``), before anything is checked, so that cached bundles are
+not loaded at all -- except when no result was ever stored under the run's signature
+(``defer``: a new cache, another olm-check version or configuration): nothing can hit then,
+and each worker makes the keys of what it has just checked, from the digests of the files as
+it read them (``load.Reader.digests``), instead of the whole catalog being hashed first.
+
 Storage: one SQLite database, ``DIR/olm-check-cache.sqlite``, written by the main process
 (and the short-lived processes that hash files: ``prepare``). A result no run has read or
 written for 30 days is dropped when a run closes the cache. The stored results are Python pickles: point ``--cache`` only at a directory you
@@ -36,7 +42,7 @@ from typing import Optional
 
 from . import __version__
 
-SCHEMA = 2
+SCHEMA = 3
 MAX_AGE = 30 * 86400  # results unused for 30 days are dropped
 _CODE_DIGEST: Optional[str] = None
 
@@ -88,6 +94,9 @@ class Cache:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
         self.db.execute("CREATE TABLE IF NOT EXISTS files (path BLOB PRIMARY KEY, st TEXT, digest BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, data BLOB, used REAL)")
+        # the run signatures (``run_signature``) results were ever stored under: a run whose
+        # signature is not here can hit nothing (``defer``)
+        self.db.execute("CREATE TABLE IF NOT EXISTS runs (sig BLOB PRIMARY KEY)")
         self.db.commit()
         self._index_loaded = False
         self._index: dict = {}
@@ -100,6 +109,9 @@ class Cache:
         self._dirs: dict = {}
         self._by_operator: Optional[dict] = None
         self.hits = self.misses = 0
+        self.deferred = False  # keys made where the bundles are checked (``defer``)
+        self.known: dict = {}  # path -> (stat signature, SHA-256) of files read while checking
+        self._pid = os.getpid()
         self._used: list = []  # keys of results read (their ``used`` time is renewed at close)
         self.started = time.time()
 
@@ -113,6 +125,13 @@ class Cache:
 
     def file_digest(self, path: str, st: os.stat_result) -> bytes:
         sig = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        known = self.known.get(path)
+        if known is not None:
+            # read while checking (``defer``): the key is of the content that was checked, even
+            # if the file has changed since; the index learns it only if it has not
+            if known[0] == sig and path not in self._index:
+                self._remember(path, st, sig, known[1])
+            return known[1]
         got = self._load_index().get(path)
         if got is not None and got[0] == sig:
             return got[1]
@@ -131,11 +150,14 @@ class Cache:
             h.update(f"unreadable:{e.errno}".encode())
             return h.digest()
         d = h.digest()
+        self._remember(path, st, sig, d)
+        return d
+
+    def _remember(self, path: str, st: os.stat_result, sig: str, d: bytes) -> None:
         # racily clean: a file modified within 2 s of now may change again unseen
         if st.st_mtime_ns < (self.started - 2) * 1e9:
             self._new_files[path] = (sig, d)
             self._index[path] = (sig, d)
-        return d
 
     def _entry(self, h, path: str, name: str, depth: int, st: Optional[os.stat_result] = None) -> None:
         """Hash one directory entry (and, for ``depth`` > 0, a directory's entries)."""
@@ -264,6 +286,50 @@ class Cache:
             h.update(self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx))
         return h.digest()
 
+    def defer(self, repo, ctx, jobs: int = 1) -> bool:
+        """Whether this run's keys are better made where the bundles are checked, after they
+        are: when no result was ever stored under this run's signature (a new cache, another
+        olm-check version or configuration), nothing can hit, and the worker that reads a
+        bundle's files anyway hashes them as it reads (``load.Reader.digests``) instead of
+        ``prepare`` reading and hashing every file of the catalog once more before any check
+        starts (forked workers only: they inherit this object)."""
+        import multiprocessing
+
+        if jobs > 1 and "fork" not in multiprocessing.get_all_start_methods():
+            return False
+        row = self.db.execute("SELECT 1 FROM runs WHERE sig=?", (self.run_signature(repo, ctx),)).fetchone()
+        self.deferred = row is None
+        return self.deferred
+
+    def keys_for(self, name: Optional[str], members: list, repo, ctx, known: dict) -> tuple:
+        """In the process that has just checked them (``defer``): the keys of ``members``
+        ([(BundleRef, checked)]) and, for an operator, its ``operator_key``, from ``known``
+        (the digests of the files read while checking) and whatever else the keys cover;
+        with the new file-index entries. The parent adopts them (``adopt``)."""
+        worker = os.getpid() != self._pid
+        if worker and self.db is not None:  # a forked worker: the parent's connection is not ours
+            self.db = None
+            self._index, self._index_loaded, self._new_files = {}, True, {}
+        self.known = known
+        try:
+            keys = {}
+            for ref, chk in members:
+                keys[(ref.rel, chk)] = self._keys[(ref.rel, chk)] = self.key(ref, chk, repo, ctx)
+            op = self.operator_key(name, members, repo, ctx) if name is not None else None
+            new, self._new_files = self._new_files, {}
+        finally:
+            self.known, self._dirs, self._op_inputs = {}, {}, {}
+            if worker:
+                self._keys = {}
+        return keys, op, new
+
+    def adopt(self, name: Optional[str], made: tuple) -> None:
+        keys, op, new = made
+        self._keys.update(keys)
+        if op is not None:
+            self.operator_keys[name] = op
+        self._new_files.update(new)
+
     def prepare(self, groups: dict, repo, ctx, jobs: int = 1) -> None:
         """Compute every key of the run up front (``groups``: operator or None -> [(index,
         ref, checked)]): bundles' keys and, for operators, ``operator_key``. That reads the
@@ -358,6 +424,8 @@ class Cache:
         if self._new_results:
             self.db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", self._new_results)
             self._new_results = []
+            if self._run_sig is not None:
+                self.db.execute("INSERT OR IGNORE INTO runs VALUES (?)", (self._run_sig,))
         self.db.commit()
 
     def close(self) -> None:

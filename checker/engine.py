@@ -343,7 +343,8 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     for i, ref in enumerate(refs):
         groups.setdefault(ref.operator, []).append((i, ref, checked is None or ref.rel in checked))
     tasks = []
-    if cache is not None:
+    deferred = cache is not None and cache.defer(repo, ctx, jobs)
+    if cache is not None and not deferred:
         cache.prepare(groups, repo, ctx, jobs)
     # operators whose bundles' full facts the repository rules run here need (global_slice)
     whole = _touched_operators(repo) if repo.changes is not None else set()
@@ -355,7 +356,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     for name, members in groups.items():
         hits = []
         for i, ref, chk in members:
-            hit = cache.get(ref, chk, repo, ctx) if cache is not None else None
+            hit = cache.get(ref, chk, repo, ctx) if cache is not None and not deferred else None
             results[i] = hit = _compact(hit, canon) if hit is not None else None
             hits.append(hit)
         if name is None:
@@ -376,7 +377,11 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         progress(done, total)
     # the biggest operators first, so that no worker is left with one at the end
     tasks.sort(key=lambda t: -sum(1 for it in t[1][1] if it[3] is None) if t[0] == "operator" else -1)
-    for kind, triples, repo_findings, name in map_tasks(tasks, repo, ctx, jobs):
+    if deferred:
+        cache.misses += total
+    for kind, triples, repo_findings, name, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
+        if made is not None:
+            cache.adopt(name, made)
         for i, res, blob in triples:
             results[i] = res = _compact(res, canon)
             if cache is not None:

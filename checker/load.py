@@ -77,6 +77,10 @@ class Reader:
         self.skip_keys = skip_keys
         self.keep_raw = keep_raw
         self._real_dirs: dict = {}  # directory -> its real path (``inside``)
+        # path -> (stat signature, SHA-256) of each YAML file read whole, when a dict: the
+        # result cache's keys are then made from what was read (``cache.Cache.defer``)
+        self.digests: Optional[dict] = None
+        self._last_stat: Optional[os.stat_result] = None  # read_bytes' stat of the file it read
 
     # absolute path -> the path as the user gave it (set by ``discover.plan``): display paths
     # of files outside ``display_base`` start with what the user typed
@@ -161,6 +165,7 @@ class Reader:
             return None
         try:
             with open(path, "rb") as fh:
+                self._last_stat = st  # taken before the read: a later change shows in the signature
                 return fh.read(min(st.st_size, self.limits.max_file_bytes) + 1)
         except OSError as e:
             sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})."))
@@ -172,7 +177,11 @@ class Reader:
         if text is None:
             return sf
         skip_keys = self.skip_keys if skip else frozenset()
-        key = (hashlib.sha256(data).digest(), skip_keys, self.limits.max_depth, self.limits.max_alias_nodes)
+        digest = hashlib.sha256(data).digest()
+        if self.digests is not None and self._last_stat is not None and len(data) == self._last_stat.st_size:
+            st = self._last_stat
+            self.digests[path] = (f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", digest)
+        key = (digest, skip_keys, self.limits.max_depth, self.limits.max_alias_nodes)
         got = PARSED.get(key)
         if got is None:
             info: dict = {}

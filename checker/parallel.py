@@ -18,6 +18,7 @@ import pickle
 from typing import Iterable, Iterator, Optional
 
 _STATE: Optional[tuple] = None  # (repo, ctx) in a worker
+_KEYS = None  # the result cache, when workers make its keys (``cache.Cache.defer``)
 
 
 def default_jobs() -> int:
@@ -59,34 +60,48 @@ def check_one(task: tuple, repo, ctx) -> tuple:
     return i, process_bundle(bundle, checked, repo, ctx)
 
 
-def run_task(task: tuple, repo, ctx) -> tuple:
-    """``("bundle", (index, ref, checked))`` -> ``("bundle", (index, BundleResult))``;
+def run_task(task: tuple, repo, ctx, keys=None) -> tuple:
+    """``("bundle", (index, ref, checked))`` -> ``("bundle", (index, BundleResult), made)``;
     ``("operator", (name, items))`` -> ``("operator", (name, [(index, BundleResult)],
-    repository findings))`` (``engine.process_operator``)."""
+    repository findings), made)`` (``engine.process_operator``). ``made``: with ``keys`` (the
+    result cache, ``cache.Cache.defer``), the cache keys of what was checked
+    (``Cache.keys_for``), made from the files as they were read; else None."""
     kind, payload = task
-    if kind == "bundle":
-        return kind, check_one(payload, repo, ctx)
-    from .engine import _internal, process_operator
-
-    name, items = payload
+    reader = repo.extra["reader"] if keys is not None else None
+    if reader is not None:
+        reader.digests = {}
     try:
-        out, findings = process_operator(name, items, repo, ctx)
-    except Exception as e:  # process_operator reports its own failures; this is a last resort
-        out = [check_one((i, ref, chk), repo, ctx) for i, ref, chk, cached in items if cached is None]
-        findings = [_internal(name, process_operator, e)]
-    return kind, (name, out, findings)
+        if kind == "bundle":
+            got = check_one(payload, repo, ctx)
+            members, name = [payload[1:3]], None
+        else:
+            from .engine import _internal, process_operator
+
+            name, items = payload
+            members = [(ref, chk) for _, ref, chk, _ in items]
+            try:
+                out, findings = process_operator(name, items, repo, ctx)
+            except Exception as e:  # process_operator reports its own failures; this is a last resort
+                out = [check_one((i, ref, chk), repo, ctx) for i, ref, chk, cached in items if cached is None]
+                findings = [_internal(name, process_operator, e)]
+            got = (name, out, findings)
+        made = keys.keys_for(name, members, repo, ctx, reader.digests) if reader is not None else None
+    finally:
+        if reader is not None:
+            reader.digests = None
+    return kind, got, made
 
 
 def _work(task: tuple) -> tuple:
     """``run_task`` in a worker, each ``BundleResult`` pickled here: the parent unpickles it
     once and keeps the bytes for the result cache, instead of pickling it again."""
     repo, ctx = _STATE
-    kind, payload = run_task(task, repo, ctx)
+    kind, payload, made = run_task(task, repo, ctx, _KEYS)
     if kind == "bundle":
         i, res = payload
-        return kind, (i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL))
+        return kind, (i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)), made
     name, out, findings = payload
-    return kind, (name, [(i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)) for i, res in out], findings)
+    return kind, (name, [(i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)) for i, res in out], findings), made
 
 
 def _results(pairs: list) -> list:
@@ -94,27 +109,30 @@ def _results(pairs: list) -> list:
     return [(i, pickle.loads(blob), blob) for i, blob in pairs]
 
 
-def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
+def map_tasks(tasks: list, repo, ctx, jobs: int = 1, keys=None) -> Iterator[tuple]:
     """For each task, as they finish (in worker processes when ``jobs`` > 1): ``("bundle",
-    [(index, BundleResult, pickle or None)], [], None)`` or ``("operator", [...], repository
-    findings, name)`` -- the pickle, made in the worker, when there is one."""
-    global _STATE
+    [(index, BundleResult, pickle or None)], [], None, made)`` or ``("operator", [...],
+    repository findings, name, made)`` -- the pickle, made in the worker, when there is one;
+    ``made``: with ``keys`` (the result cache, when ``Cache.defer`` said so), the cache keys
+    made where the task ran (``run_task``)."""
+    global _STATE, _KEYS
     if not tasks:
         return
     jobs = max(1, min(jobs or 1, len(tasks)))
     if jobs == 1:
         for t in tasks:
-            kind, payload = run_task(t, repo, ctx)
+            kind, payload, made = run_task(t, repo, ctx, keys)
             if kind == "bundle":
-                yield kind, [payload + (None,)], [], None
+                yield kind, [payload + (None,)], [], None, made
             else:
                 name, out, findings = payload
-                yield kind, [(i, res, None) for i, res in out], findings, name
+                yield kind, [(i, res, None) for i, res in out], findings, name, made
         return
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
         mp = multiprocessing.get_context("fork")
         _STATE = (repo, ctx)  # inherited by the forked workers
+        _KEYS = keys
         blob = None
     else:  # pragma: no cover - macOS/Windows
         mp = multiprocessing.get_context("spawn")
@@ -125,15 +143,15 @@ def map_tasks(tasks: list, repo, ctx, jobs: int = 1) -> Iterator[tuple]:
     try:
         with mp.Pool(jobs, initializer=_init, initargs=(blob,)) as pool:
             gc.unfreeze()
-            for kind, payload in pool.imap_unordered(_work, tasks, chunksize=1):
+            for kind, payload, made in pool.imap_unordered(_work, tasks, chunksize=1):
                 if kind == "bundle":
-                    yield kind, _results([payload]), [], None
+                    yield kind, _results([payload]), [], None, made
                 else:
                     name, out, findings = payload
-                    yield kind, _results(out), findings, name
+                    yield kind, _results(out), findings, name, made
     finally:
         gc.unfreeze()
-        _STATE = None
+        _STATE = _KEYS = None
 
 
 def in_children(works: list, fallback: bool = True) -> list:

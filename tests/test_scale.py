@@ -144,6 +144,42 @@ def test_cache_cold_warm_and_edited(catalog, tmp_path):
     assert other.repo.extra["cache_stats"]["misses"] == 8
 
 
+def test_cache_keys_made_by_the_workers_of_a_new_cache_serve_the_next_run(catalog, tmp_path):
+    """A run whose settings never stored a result (a new cache, another olm-check version or
+    configuration) cannot hit: each bundle's key is made in the worker that checks it, from
+    the files as it read them, instead of hashing the catalog up front. The next run, which
+    makes every key up front, must find every result those keys stored, and the file index
+    they filled must hold each file's true digest."""
+    import hashlib
+    import sqlite3
+
+    for dirpath, _, files in os.walk(catalog):  # old files: the index may trust their times
+        for f in files:
+            os.utime(os.path.join(dirpath, f), ns=(10**18, 10**18))
+    cache = str(tmp_path / "cache")
+    fresh = check(["."])
+    cold = check(["."], cache_dir=cache, jobs=2)
+    assert cold.repo.extra["cache_stats"] == {"hits": 0, "misses": 8}
+    db = sqlite3.connect(os.path.join(cache, "olm-check-cache.sqlite"))
+    index = {os.fsdecode(p): d for p, d in db.execute("SELECT path, digest FROM files")}
+    db.close()
+    csvs = [p for p in index if p.endswith(".clusterserviceversion.yaml")]
+    assert len(csvs) == 8
+    for p in index:
+        with open(p, "rb") as fh:
+            assert index[p] == hashlib.sha256(fh.read()).digest(), p
+    warm = check(["."], cache_dir=cache, jobs=1)
+    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+    assert _key(fresh.report) == _key(cold.report) == _key(warm.report)
+    # an edited file is a miss for its bundle only, however the keys were made
+    csv = os.path.join(catalog, "operators/beta-op/1.1.0/manifests/beta-op.clusterserviceversion.yaml")
+    with open(csv, "a") as fh:
+        fh.write("# edited\n")
+    edited = check(["."], cache_dir=cache, jobs=2)
+    assert edited.repo.extra["cache_stats"] == {"hits": 7, "misses": 1}
+    assert _key(edited.report) == _key(check(["."]).report)
+
+
 def test_cache_drops_results_unused_for_30_days(catalog, tmp_path):
     """Results read by a run are kept (their use renewed); results no run used for 30 days --
     here, those of another --ocp target -- are dropped when a run closes the cache."""
