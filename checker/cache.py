@@ -319,8 +319,8 @@ class Cache:
             new, self._new_files = self._new_files, {}
         finally:
             self.known, self._dirs, self._op_inputs = {}, {}, {}
-            if worker:
-                self._keys = {}
+            if worker:  # memos only: a worker's share of a catalog's files is tens of MB of them
+                self._keys, self._index = {}, {}
         return keys, op, new
 
     def adopt(self, name: Optional[str], made: tuple) -> None:
