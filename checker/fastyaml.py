@@ -55,7 +55,7 @@ _MAPPING_LINE = re.compile(r"[^\s#\-\[\]{}|>\"'!&*%@`?,][^\n#]*?:(?:[ \t]|\r?$|\
 _devnull: Optional[int] = None
 
 
-def _key_positions(text: str, keys: frozenset) -> list:
+def _key_positions(text: str, keys) -> list:
     """Sorted (start, end) of every occurrence of the keys' names. ``str.find`` per key: a
     regular expression alternating several names cannot skip ahead and scanned the 1.8 GB of
     a catalog's CRD files four times slower."""
@@ -149,7 +149,7 @@ def _line_start_node(text: str, i: int, nl: int) -> bool:
     return True
 
 
-def _blank(text: str, keys: frozenset):
+def _blank(text: str, keys):
     """(text with the skip keys' block values blanked, {key line: Skipped}, {key line:
     (start, end) of the value's text}) or None when there is nothing to blank or the layout
     is not the plain block form."""
@@ -324,10 +324,11 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: 
     gets ``kept``: how much of the text was built into nodes (not blanked)."""
     if not ENABLED or not skip_keys:
         return None
-    if not any(k in text for k in skip_keys):
+    present = [k for k in skip_keys if k in text]  # a CRD holds no descriptors, a CSV no schema:
+    if not present:  # their keys are not searched for again, through the whole text, below
         return None
     limits = limits or Limits()
-    blanked = _blank(text, skip_keys)
+    blanked = _blank(text, present)
     if blanked is None:
         STATS["layout"] += 1
         return None
