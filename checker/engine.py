@@ -388,7 +388,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
                 cache.put(refs[i], checked is None or refs[i].rel in checked, repo, ctx, res, blob)
             done += 1
         findings += repo_findings
-        if cache is not None and name is not None:
+        if cache is not None and name is not None and name in cache.operator_keys:
             cache.put_operator(cache.operator_keys[name], repo_findings)
         if name is not None and name not in whole:
             lighten(groups[name])

@@ -85,7 +85,12 @@ def run_task(task: tuple, repo, ctx, keys=None) -> tuple:
                 out = [check_one((i, ref, chk), repo, ctx) for i, ref, chk, cached in items if cached is None]
                 findings = [_internal(name, process_operator, e)]
             got = (name, out, findings)
-        made = keys.keys_for(name, members, repo, ctx, reader.digests) if reader is not None else None
+        made = None
+        if reader is not None:
+            try:
+                made = keys.keys_for(name, members, repo, ctx, reader.digests)
+            except Exception:  # noqa: BLE001 - the results are still good; the parent keys them itself
+                made = None
     finally:
         if reader is not None:
             reader.digests = None

@@ -180,6 +180,23 @@ def test_cache_keys_made_by_the_workers_of_a_new_cache_serve_the_next_run(catalo
     assert _key(edited.report) == _key(check(["."]).report)
 
 
+def test_cache_keys_failing_in_a_worker_leave_the_run_whole(catalog, tmp_path, monkeypatch):
+    """If making the keys where the bundles were checked fails (a file vanishing under the
+    run), the run still reports everything, and this process keys and stores the results."""
+    from checker.cache import Cache
+
+    def broken(*args, **kwargs):
+        raise OSError("gone")
+
+    cache = str(tmp_path / "cache")
+    with monkeypatch.context() as m:
+        m.setattr(Cache, "keys_for", broken)
+        cold = check(["."], cache_dir=cache)
+    assert _key(cold.report) == _key(check(["."]).report)
+    warm = check(["."], cache_dir=cache)
+    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+
+
 def test_cache_drops_results_unused_for_30_days(catalog, tmp_path):
     """Results read by a run are kept (their use renewed); results no run used for 30 days --
     here, those of another --ocp target -- are dropped when a run closes the cache."""
