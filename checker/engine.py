@@ -531,6 +531,11 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
             continue
         seen.add(key)
         out.append(f)
+    # one problem, one finding: a rule that tells it more precisely replaces another's finding
+    # at the same place -- when it is itself reported (not off, not ignored there)
+    replaced = {(r, f.path, f.line, f.column) for f in out if f.rule in RULES for r in RULES[f.rule].supersedes}
+    if replaced:
+        out = [f for f in out if (f.rule, f.path, f.line, f.column) not in replaced]
     out.sort(key=Finding.sort_key)
     return out
 

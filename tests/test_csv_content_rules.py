@@ -73,6 +73,17 @@ def test_feature_annotation_boolean_gets_a_quoting_fix(bundle):
     assert f.fix.replacement == '    features.operators.openshift.io/disconnected: "true"  # we mirror'
 
 
+def test_unquoted_feature_annotation_is_one_finding_not_two(bundle):
+    """An unquoted `true` breaks two rules' conditions (annotations are strings; a feature
+    annotation is "true" or "false"): reported once, by the rule with the right fix -- and
+    by manifest-invalid where that rule is off (the minimal profile)."""
+    res = bundle(('disconnected: "true"\n', "disconnected: true\n"))
+    at = [(f.rule, f.line) for f in res.findings if f.line == 17]
+    assert at == [("feature-annotations", 17)]
+    res = check(["."], profile="minimal")
+    assert [(f.rule, f.line) for f in res.findings if f.line == 17] == [("manifest-invalid", 17)]
+
+
 def test_skiprange_case_fix_renames_the_key(bundle):
     res = bundle(("    capabilities: Basic Install\n", "    capabilities: Basic Install\n    OLM.SkipRange: '>=0.9.0 <1.0.0'\n"))
     (f,) = _of(res, "olm-annotation-case")

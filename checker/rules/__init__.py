@@ -72,6 +72,9 @@ class Rule:
     category: str = "format"
     profiles: dict = field(default_factory=dict)  # profile -> severity | "off"
     mixed: bool = False  # yields findings of several severities (e.g. "error / warning")
+    # rules whose finding at the same place (file, line, column) this rule's finding replaces,
+    # when both are reported: the same problem, told more precisely (``engine.settle``)
+    supersedes: tuple = ()
 
     def severity_in(self, profile: str) -> Optional[str]:
         """Default severity under a profile; None when the profile turns the rule off."""
@@ -96,10 +99,10 @@ CHECKS: dict = {"prepare_repo": [], "prepare": [], "prepare_bundle": [], "bundle
 
 
 def define(id: str, severity: str, summary: str, explanation: str = "", category: str = "format",
-           profiles: Optional[dict] = None, mixed: bool = False) -> Rule:
+           profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = ()) -> Rule:
     if id in RULES:
         raise ValueError(f"rule id {id} defined twice")
-    r = Rule(id, severity, summary, _dedent(explanation), category, dict(profiles or {}), mixed)
+    r = Rule(id, severity, summary, _dedent(explanation), category, dict(profiles or {}), mixed, tuple(supersedes))
     RULES[id] = r
     return r
 
@@ -116,9 +119,9 @@ def check(scope: str = "bundle") -> Callable:
 
 
 def rule(id: str, severity: str, summary: str, category: str = "format", scope: str = "bundle",
-         profiles: Optional[dict] = None, mixed: bool = False) -> Callable:
+         profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = ()) -> Callable:
     def deco(fn):
-        define(id, severity, summary, fn.__doc__ or "", category, profiles, mixed)
+        define(id, severity, summary, fn.__doc__ or "", category, profiles, mixed, supersedes)
         CHECKS[scope].append(fn)
         return fn
 

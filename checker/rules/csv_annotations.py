@@ -244,7 +244,7 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
 
 
 @rule("feature-annotations", "error", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", an unknown key, or (certified) a required key missing",
-      category="csv")
+      category="csv", supersedes=("manifest-invalid",))  # an unquoted true: one finding, with the right fix
 def feature_annotations(bundle: Bundle, ctx):
     """
     What: each `features.operators.openshift.io/<feature>` annotation is one of the known

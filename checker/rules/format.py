@@ -215,6 +215,9 @@ def manifest_invalid(bundle: Bundle, ctx):
 
     Fix: add the missing field, or give the field the shape Kubernetes expects.
 
+    A `features.operators.openshift.io/*` annotation that is not a string (an unquoted
+    `true`) is reported once, by feature-annotations, with its fix, when that rule is on.
+
     Bad:
         apiVersion: v1
         kind: ConfigMap
