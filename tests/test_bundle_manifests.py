@@ -169,6 +169,28 @@ def test_fixes_apply_to_the_right_line(copy_fixture):
     assert f.fix.replacement == "      - name: widgets.example.com"
 
 
+@pytest.mark.parametrize("written", ['"Mutating\\"Webhook"', "'Mutating''Webhook'", '"a \\\\"', "MutatingWebhook"])
+def test_a_one_line_fix_replaces_the_whole_scalar(tmp_path, written):
+    """Rules' one-line fixes (``rules.value_fix``) replace the scalar as written, up to its
+    real closing quote -- past escaped quotes (\\" and '') -- so that the suggestion posted
+    on a pull request leaves valid YAML with the new value."""
+    import yaml
+
+    from checker.load import Reader
+    from checker.rules import value_fix
+
+    path = tmp_path / "m.yaml"
+    path.write_text(f"a:\n  type: {written}  # why\n  b: 1\n")
+    sf = Reader(str(tmp_path), str(tmp_path)).yaml_file(str(path))
+    node = sf.documents[0].get("a").get("type")
+    fix = value_fix(sf, node, '"X"', "write X")
+    assert fix is not None and fix.line == 2
+    assert fix.replacement == '  type: "X"  # why'
+    lines = path.read_text().split("\n")
+    lines[1] = fix.replacement
+    assert yaml.safe_load("\n".join(lines)) == {"a": {"type": "X", "b": 1}}
+
+
 WRONG_TYPES = {
     CSV: """apiVersion: operators.coreos.com/v1alpha1
 kind: ClusterServiceVersion

@@ -141,26 +141,13 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
 
 def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
     """A Fix replacing a one-line plain or quoted scalar on its line with ``new_text``
-    (None for block scalars or when the line does not hold the scalar as parsed)."""
-    from ..nodes import Scalar
-
-    if file is None or isinstance(file, str) or not isinstance(node, Scalar) or node.style in ("|", ">"):
+    (None for block scalars or when the line does not hold the scalar as parsed):
+    ``csv_common.fix_value``, which finds where a quoted scalar ends through its escapes."""
+    if file is None or isinstance(file, str):
         return None
-    line = file.line_text(node.line)
-    start = node.col - 1
-    if node.style is None:
-        end = start + len(node.raw)
-        if line[start:end] != node.raw:
-            return None
-    else:
-        q = node.style
-        end = line.find(q, start + 1)
-        while q == "'" and end != -1 and line[end + 1:end + 2] == "'":  # '' is an escaped quote
-            end = line.find(q, end + 2)
-        if end == -1:
-            return None
-        end += 1
-    return Fix(node.line, line[:start] + new_text + line[end:], description)
+    from .csv_common import fix_value
+
+    return fix_value(file, node, new_text, description)
 
 
 def _dedent(s: str) -> str:

@@ -370,17 +370,30 @@ def value_span(sf: SourceFile, node: Scalar) -> Optional[tuple]:
         return None
     line = sf.line_text(node.line)
     start = node.col - 1
+    if node.style is not None:
+        # the closing quote: the first one not escaped (\" in double quotes, '' in single);
+        # none on this line when the scalar goes on to the next
+        q = node.style
+        if line[start:start + 1] != q:
+            return None
+        i = start + 1
+        while i < len(line):
+            c = line[i]
+            if q == '"' and c == "\\":
+                i += 2
+                continue
+            if c == q:
+                if q == "'" and line[i + 1:i + 2] == "'":
+                    i += 2
+                    continue
+                return start, i + 1
+            i += 1
+        return None
     if isinstance(node.value, str):
         p = scalar_positions(sf, node)
         if p is None or any(ln != node.line for ln, _ in p):
             return None
-        if node.style is None:
-            end = p[-1][1] if p else start
-        else:
-            end = (p[-1][1] + 1) if p else start + 2
-            if line[end - 1:end] != node.style:
-                return None
-        return start, end
+        return start, (p[-1][1] if p else start)
     raw = node.raw or ""
     if line[start:start + len(raw)] != raw or not raw:
         return None
