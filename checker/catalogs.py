@@ -175,6 +175,7 @@ def read_catalog(reader, path: str, ocp: str, release_dir: str, operator: str, p
         cat.readable = False
         return cat
     key = (hashlib.sha256(data).digest(), cat.fmt)
+    reader.note_digest(path, data, key[0])  # for the result cache's keys (``cache.Cache.defer``)
     got = parsed.get(key) if parsed is not None else None
     if got is None:
         got = _parse_catalog(data, cat.fmt, reader.limits)

@@ -178,9 +178,7 @@ class Reader:
             return sf
         skip_keys = self.skip_keys if skip else frozenset()
         digest = hashlib.sha256(data).digest()
-        if self.digests is not None and self._last_stat is not None and len(data) == self._last_stat.st_size:
-            st = self._last_stat
-            self.digests[path] = (f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", digest)
+        self.note_digest(path, data, digest)
         key = (digest, skip_keys, self.limits.max_depth, self.limits.max_alias_nodes)
         got = PARSED.get(key)
         if got is None:
@@ -197,6 +195,12 @@ class Reader:
         sf.documents = list(docs)
         sf.problems.extend(problems)
         return sf
+
+    def note_digest(self, path: str, data: bytes, digest: bytes) -> None:
+        """Record the SHA-256 of a file just read whole by ``read_bytes`` (``digests``)."""
+        st = self._last_stat
+        if self.digests is not None and st is not None and len(data) == st.st_size:
+            self.digests[path] = (f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", digest)
 
     def text_file(self, path: str) -> SourceFile:
         return self._text_file(path)[0]
