@@ -41,6 +41,7 @@ import time
 from typing import Optional
 
 from . import __version__
+from .load import stat_signature
 
 SCHEMA = 3
 MAX_AGE = 30 * 86400  # results unused for 30 days are dropped
@@ -124,7 +125,7 @@ class Cache:
         return self._index
 
     def file_digest(self, path: str, st: os.stat_result) -> bytes:
-        sig = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        sig = stat_signature(st)
         known = self.known.get(path)
         if known is not None:
             # read while checking (``defer``): the key is of the content that was checked, even
@@ -213,7 +214,7 @@ class Cache:
                 # the common case, inline (75,000 files a catalog): what _entry hashes
                 path_ = e.path
                 got = index.get(path_)
-                sig = f"{est.st_size}:{est.st_mtime_ns}:{est.st_ctime_ns}:{est.st_ino}"
+                sig = stat_signature(est)
                 digest = got[1] if got is not None and got[0] == sig else self.file_digest(path_, est)
                 out.append(f"F{e.name}\0{est.st_size}\0".encode("utf-8", "surrogateescape") + digest)
                 continue

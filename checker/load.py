@@ -59,6 +59,12 @@ class ParseMemo:
 PARSED = ParseMemo()
 
 
+def stat_signature(st: os.stat_result) -> str:
+    """What the result cache's file index (and ``Reader.digests``) recognise an unchanged file
+    by: size, modification and change times, inode (as git's index does)."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
 def _printable(name: str) -> str:
     """A display path that every report can carry: bytes that are not UTF-8 (surrogates
     from the file system) as \\xNN, control characters (a newline in a file name) escaped."""
@@ -200,7 +206,7 @@ class Reader:
         """Record the SHA-256 of a file just read whole by ``read_bytes`` (``digests``)."""
         st = self._last_stat
         if self.digests is not None and st is not None and len(data) == st.st_size:
-            self.digests[path] = (f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", digest)
+            self.digests[path] = (stat_signature(st), digest)
 
     def text_file(self, path: str) -> SourceFile:
         return self._text_file(path)[0]
