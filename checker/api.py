@@ -94,8 +94,11 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
             cache = Cache(cache_dir)
         except (OSError, Exception) as e:  # sqlite3.Error included
             raise CheckError(f"--cache {cache_dir}: cannot use it as a cache ({e})")
+    from .parallel import collector_tuned
+
     try:
-        findings = run_stream(repo, ctx, jobs=jobs, cache=cache, progress=progress)
+        with collector_tuned():
+            findings = run_stream(repo, ctx, jobs=jobs, cache=cache, progress=progress)
     finally:
         if cache is not None:
             cache.close()
