@@ -17,8 +17,12 @@ RUN apt-get update \
 WORKDIR /opt/olm-check
 COPY pyproject.toml README.md entrypoint.py ./
 COPY checker ./checker
-# The same install as the README's, without the editable flag.
+# The same install as the README's, without the editable flag. The entrypoint imports the
+# package beside it; its bytecode is compiled here, since PYTHONDONTWRITEBYTECODE (below)
+# keeps runs from writing it: otherwise every run compiles olm-check from source first
+# (0.55 -> 0.25-0.3 s for a one-bundle check, measured outside the image).
 RUN pip install --no-cache-dir . \
+ && python -m compileall -q checker \
  && python -m checker --version
 
 ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
