@@ -303,6 +303,11 @@ def main() -> int:
     CODE = tempfile.mkdtemp(prefix="olm-check-bench-code-")
     shutil.copytree(os.path.join(ROOT, "checker"), os.path.join(CODE, "checker"),
                     ignore=shutil.ignore_patterns("__pycache__"))
+    # compiled, as pip compiles an installed package: with PYTHONDONTWRITEBYTECODE set (as in
+    # this project's image and some CI machines) every run would compile the sources first
+    import compileall
+
+    compileall.compile_dir(os.path.join(CODE, "checker"), quiet=1)
     cache = tempfile.mkdtemp(prefix="olm-check-bench-cache-")
     out = args.keep or os.path.join(cache, "report.json")
     audit = [sys.executable, "-m", "checker", "audit", *paths, "--jobs", str(jobs), "--format", "json",
