@@ -94,15 +94,15 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
             cache = Cache(cache_dir)
         except (OSError, Exception) as e:  # sqlite3.Error included
             raise CheckError(f"--cache {cache_dir}: cannot use it as a cache ({e})")
+    from .merge import bundle_order
     from .parallel import collector_tuned
 
-    try:
-        with collector_tuned():
+    with collector_tuned():
+        try:
             findings = run_stream(repo, ctx, jobs=jobs, cache=cache, progress=progress)
-    finally:
-        if cache is not None:
-            cache.close()
-    from .merge import bundle_order
-
-    bundles = sorted((facts_entry(f) for f in repo.facts if f.checked), key=lambda e: bundle_order(e["path"]))
-    return Result(build(bundles, findings), findings, repo, cfg, profile, fail_on)
+        finally:
+            if cache is not None:
+                cache.close()
+        bundles = sorted((facts_entry(f) for f in repo.facts if f.checked), key=lambda e: bundle_order(e["path"]))
+        report = build(bundles, findings)
+    return Result(report, findings, repo, cfg, profile, fail_on)

@@ -82,13 +82,17 @@ def main(argv: Optional[list] = None) -> int:
     try:
         if args.command == "rules":
             return cmd_rules(args)
+        from .parallel import collector_tuned
+
         if args.command == "merge":
-            return cmd_merge(args)
+            with collector_tuned():  # the whole command: reports of 100,000s of objects are built
+                return cmd_merge(args)
         if args.command == "upgradeable":
             from .upgradeable import cmd_upgradeable
 
             return cmd_upgradeable(args)
-        return cmd_check(args)
+        with collector_tuned():
+            return cmd_check(args)
     except Usage as e:
         print(f"olm-check: {e}", file=sys.stderr)
         return 2
