@@ -327,7 +327,8 @@ def main() -> int:
 
                 db = sqlite3.connect(os.path.join(cache, "olm-check-cache.sqlite"))
                 db.execute("DELETE FROM files")
-                db.execute("DELETE FROM snapshots")
+                if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshots'").fetchone():
+                    db.execute("DELETE FROM snapshots")  # made by the first run that stores a snapshot
                 db.commit()
                 db.close()
             runs = []

@@ -508,3 +508,31 @@ def test_snapshot_report_is_replayed_in_bounded_pieces():
     pieces = list(_inflate(rec.done(), 1 << 16))
     assert len(pieces) > 10 and max(map(len, pieces)) <= 1 << 16
     assert b"".join(pieces).decode("utf-8") == text
+
+
+
+@pytest.mark.parametrize("where", ["alone", "inside-a-git-work-tree"])
+def test_benchmark_script_runs_every_mode_on_a_catalog(catalog, tmp_path, where):
+    """The benchmark the acceptance numbers come from runs end to end (every mode, repeats,
+    --verify): on a catalog of its own, where run snapshots apply, and on one below a git
+    work tree's root, where no run snapshot is ever stored."""
+    import subprocess
+    import sys
+
+    target = catalog
+    if where != "alone":
+        top = tmp_path / "top"
+        subprocess.run(["git", "init", "-q", str(top)], check=True)
+        target = str(top / "sub" / "catalog")
+        shutil.copytree(catalog, target, symlinks=True)
+    script = os.path.join(os.path.dirname(FIXTURES), "scripts", "benchmark.py")
+    p = subprocess.run([sys.executable, script, target, "--jobs", "2", "--repeat", "2", "--verify"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "Traceback" not in p.stderr
+    out = p.stdout
+    for mode in ("floor ", "cold ", "warm ", "touched ", "rehash ", "single "):
+        assert mode in out, out
+    assert "cold    over 2 runs: best" in out
+    assert "report: 8 bundles" in out and " 0 internal errors" in out
+    assert "differences: 0" in out
