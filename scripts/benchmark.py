@@ -27,8 +27,8 @@ pages shared by forked workers once, sampled every 0.5 s, and the largest single
 alongside), and the
 ratios to the floor. The page
 cache is warmed before each measurement (every file read once, untimed) so that no
-measurement pays for the disk: some virtual machines' kernels page out file pages that sat
-idle for a minute or two (DAMON's pageout), so one warming at the start is not enough. ``--verify`` parses every file holding a skipped key (CRD schemas, CSV descriptors) both ways (``checker.fastyaml`` and
+measurement pays for the disk: some virtual machines' kernels page out file pages left
+idle for a while (DAMON's pageout), so one warming at the start is not enough. ``--verify`` parses every file holding a skipped key (CRD schemas, CSV descriptors) both ways (``checker.fastyaml`` and
 the full ``yamlload.parse``) and reports any difference in documents or problems.
 
 Other processes on the machine skew wall times: the script prints the load average at the
