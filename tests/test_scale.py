@@ -510,7 +510,6 @@ def test_snapshot_report_is_replayed_in_bounded_pieces():
     assert b"".join(pieces).decode("utf-8") == text
 
 
-
 @pytest.mark.parametrize("where", ["alone", "inside-a-git-work-tree"])
 def test_benchmark_script_runs_every_mode_on_a_catalog(catalog, tmp_path, where):
     """The benchmark the acceptance numbers come from runs end to end (every mode, repeats,
