@@ -13,5 +13,12 @@ def rules_markdown(rules: list) -> str:
         out.append(f"| [`{r.id}`](#{r.id}) | {r.severity} | {prof} | {r.summary} |")
     out.append("")
     for r in rules:
-        out += [f"## {r.id}", "", f"**{r.severity}** ({r.category}) — {r.summary}", "", "```text", r.explanation or r.summary, "```", ""]
+        out += [f"## {r.id}", "", f"**{r.severity}** ({r.category}) — {r.summary}", ""]
+        if r.refused_by:
+            out.append("Who refuses it (why this is an error):")
+            out.append("")
+            for x in r.refused_by:
+                out.append(f"- **{x.component}**: {x.what} ({x.source})")
+            out.append("")
+        out += ["```text", r.explanation or r.summary, "```", ""]
     return "\n".join(out)

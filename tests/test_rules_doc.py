@@ -15,3 +15,19 @@ def test_rules_reference_is_up_to_date():
     for line in p.stdout.splitlines():
         if line.startswith("## "):
             assert " " not in line[3:], "rule headings must be bare ids so #<id> anchors work"
+
+
+def test_every_error_names_who_refuses_it():
+    """rules.md: a rule that can report an error names the component that refuses or breaks
+    it, with a source; `olm-check rules --format json` carries it."""
+    import json
+
+    p = run_cli("rules", "--format", "json")
+    assert p.returncode == 0
+    rules = json.loads(p.stdout)["rules"]
+    missing = [r["id"] for r in rules
+               if (r["severity"] == "error" or "error" in r["profiles"].values()) and not r["refused_by"]]
+    assert missing == [], f"error-capable rules without refused_by: {missing}"
+    for r in rules:
+        for x in r["refused_by"]:
+            assert x["component"] and x["what"] and x["source"]

@@ -62,6 +62,39 @@ from ..nodes import Node
 PROFILES = ("community", "certified", "operatorhub", "minimal")
 CATEGORIES = ("format", "version", "csv", "plain", "catalogsource", "catalog")
 
+# Who refuses or breaks what an error reports (rules.md: "Every error names who refuses it").
+COMPONENTS = {
+    "olm-install": "OLM's install code (the CSV or its InstallPlan fails)",
+    "olm-upgrade": "OLM's upgrade code (the update is never offered, or is blocked)",
+    "olm-resolver": "OLM's resolver (the bundle cannot be resolved or subscribed to)",
+    "api-server": "the Kubernetes API server (the object is refused)",
+    "opm": "opm (the bundle or catalog cannot be rendered, validated or served)",
+    "catalog-ci": "the catalog repository's CI (a static check fails the pull request)",
+    "certification": "Red Hat's certification pipeline (preflight, operator-pipelines)",
+    "cluster-upgrade": "OpenShift cluster upgrades (blocked or breaking the operator)",
+}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What refuses an error finding of a rule: a component (a ``COMPONENTS`` key), what it
+    does, and where that is written (a link to the code or document)."""
+
+    component: str
+    what: str
+    source: str
+
+    def to_json(self) -> dict:
+        return {"component": self.component, "what": self.what, "source": self.source}
+
+
+def refusal(component: str, what: str, source: str) -> Refusal:
+    if component not in COMPONENTS:
+        raise ValueError(f"unknown refusing component {component!r}; one of {sorted(COMPONENTS)}")
+    if not source or not what:
+        raise ValueError("a refusal needs what is refused and its source")
+    return Refusal(component, what, source)
+
 
 @dataclass
 class Rule:
@@ -75,6 +108,13 @@ class Rule:
     # rules whose finding at the same place (file, line, column) this rule's finding replaces,
     # when both are reported: the same problem, told more precisely (``engine.settle``)
     supersedes: tuple = ()
+    # who refuses or breaks what an error finding of this rule reports (Refusal entries);
+    # every rule that can report an error has at least one (tests/test_rules_doc.py)
+    refused_by: tuple = ()
+
+    def can_error(self) -> bool:
+        """True when a finding of this rule can be an error under some profile by default."""
+        return self.severity == "error" or any(self.severity_in(p) == "error" for p in PROFILES)
 
     def severity_in(self, profile: str) -> Optional[str]:
         """Default severity under a profile; None when the profile turns the rule off."""
@@ -91,6 +131,7 @@ class Rule:
             "category": self.category,
             "summary": self.summary,
             "explanation": self.explanation,
+            "refused_by": [x.to_json() for x in self.refused_by],
         }
 
 
@@ -99,10 +140,15 @@ CHECKS: dict = {"prepare_repo": [], "prepare": [], "prepare_bundle": [], "bundle
 
 
 def define(id: str, severity: str, summary: str, explanation: str = "", category: str = "format",
-           profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = ()) -> Rule:
+           profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = (),
+           refused_by: Iterable = ()) -> Rule:
     if id in RULES:
         raise ValueError(f"rule id {id} defined twice")
-    r = Rule(id, severity, summary, _dedent(explanation), category, dict(profiles or {}), mixed, tuple(supersedes))
+    refs = tuple(refused_by)
+    for x in refs:
+        if not isinstance(x, Refusal):
+            raise TypeError(f"{id}: refused_by takes refusal(...) entries")
+    r = Rule(id, severity, summary, _dedent(explanation), category, dict(profiles or {}), mixed, tuple(supersedes), refs)
     RULES[id] = r
     return r
 
@@ -119,9 +165,10 @@ def check(scope: str = "bundle") -> Callable:
 
 
 def rule(id: str, severity: str, summary: str, category: str = "format", scope: str = "bundle",
-         profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = ()) -> Callable:
+         profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = (),
+         refused_by: Iterable = ()) -> Callable:
     def deco(fn):
-        define(id, severity, summary, fn.__doc__ or "", category, profiles, mixed, supersedes)
+        define(id, severity, summary, fn.__doc__ or "", category, profiles, mixed, supersedes, refused_by)
         CHECKS[scope].append(fn)
         return fn
 
