@@ -245,7 +245,8 @@ define("crd-duplicate", "error", "The same CRD is defined twice in the bundle", 
         manifests/example.com_widgets.yaml  (widgets.example.com)
     """)
 
-define("crd-owned-version", "error", "An owned CRD version is not served, or a CRD has not exactly one storage version", refused_by=[
+define("crd-owned-version", "error", "An owned CRD version is not served, or a CRD has not exactly one storage version",
+       mixed=True, refused_by=[
     refusal("olm-install", "the owned version must be served: \"CRD version not served\", the CSV stays Pending",
             _OLM + "controller/operators/olm/requirements.go"),
     refusal("api-server", "a CRD without exactly one storage version (or with no version) is invalid: \"must have exactly "
@@ -255,7 +256,11 @@ define("crd-owned-version", "error", "An owned CRD version is not served, or a C
 ], explanation="""
     What: the `version` of an owned CRD entry must be one of the CRD's versions with
     `served: true`; and every CRD must mark exactly one version `storage: true` (served and
-    storage being booleans).
+    storage being booleans). A CSV may own one CRD several times (one entry per version, for
+    the console); OLM checks only the last entry of each CRD name (it keys the entries by
+    name), so an earlier entry naming an unserved version is a warning (the console offers an
+    API that cannot be created), and one naming a version the CRD does not have is still an
+    error (operator-sdk's validator needs every owned group/version/kind in the bundle).
 
     Why: OLM's requirement check fails a CSV whose owned version is not served ("CRD version
     not served"): the CSV stays Pending. The API server rejects a CRD with no storage version,
@@ -320,6 +325,9 @@ def crd_rules(bundle: Bundle, ctx):
         return  # owned-crd-fields / manifest rules say what is wrong with the list
     owned_names = {o.name for o in owned if o.name}
     claimed = set()  # CRDs offered as the fix of an owned entry with a wrong name
+    # OLM's requirement check reads one owned entry per CRD name: the last one
+    # (ClusterServiceVersion.GetAllCRDDescriptions keys them by name, later entries win)
+    last_entry = {o.name: o for o in owned if o.name}
     for o in owned:
         if not o.name:
             continue  # owned-crd-fields
@@ -335,7 +343,7 @@ def crd_rules(bundle: Bundle, ctx):
                           f"{o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.",
                           fix=scalar_fix(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"))
         if o.version:
-            yield from _owned_version(csv, o, c)
+            yield from _owned_version(csv, o, c, last_entry.get(o.name) is o)
 
     required = required_names(csv)
     for c in firsts:
@@ -377,7 +385,9 @@ def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
                   fix=fix)
 
 
-def _owned_version(csv, o: Owned, c: Crd):
+def _owned_version(csv, o: Owned, c: Crd, checked_by_olm: bool = True):
+    """The owned entry's version against the CRD's. OLM checks the last entry of each CRD name
+    (``checked_by_olm``); operator-sdk's validator needs every entry's version in the CRD."""
     cv = c.version(o.version)
     served = c.served
     if cv is not None and cv.served is True:
@@ -386,18 +396,34 @@ def _owned_version(csv, o: Owned, c: Crd):
     if len(served) == 1:
         fix = scalar_fix(csv.file, o.version_node, served[0], f"the served version, {served[0]}")
     shown = ", ".join(served) if served else "none"
+    severity = "error"
     if cv is None:
         listed = ", ".join(v.name for v in c.versions) or "none"
         msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}) has no version {o.version} "
-               f"(it defines {listed}; served: {shown}); OLM requires the owned version to be served and leaves the CSV "
-               "Pending")
+               f"(it defines {listed}; served: {shown}); ")
+        if checked_by_olm:
+            msg += ("OLM requires the owned version to be served and leaves the CSV Pending, and operator-sdk's bundle "
+                    "validation (run by catalog CI) reports the owned CRD not found in the bundle")
+        else:
+            msg += ("operator-sdk's bundle validation (run by catalog CI) reports this owned CRD version not found in the "
+                    "bundle")
     else:
         msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}:{cv.node.line}) marks it "
-               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served} (served: {shown}); OLM "
-               "requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending")
-    msg += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
-            else ". Own a served version of the CRD, or serve this one.")
-    yield finding("crd-owned-version", csv.file, o.version_node, msg, fix=fix)
+               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served} (served: {shown})")
+        if checked_by_olm:
+            msg += "; OLM requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending"
+        else:
+            severity = "warning"
+            msg += ("; OLM checks only the last owned entry of a CRD name, not this one, but the console lists "
+                    "this entry as an API users can create, and creating it fails. Describe only served versions, or drop "
+                    "this entry")
+    if severity == "error":
+        msg += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
+                else ". Own a served version of the CRD, or serve this one.")
+    else:
+        msg += "."
+        fix = None
+    yield finding("crd-owned-version", csv.file, o.version_node, msg, severity=severity, fix=fix)
 
 
 def _storage_versions(c: Crd):
