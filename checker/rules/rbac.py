@@ -164,10 +164,12 @@ def rbac_crd_create(bundle: Bundle, ctx):
         if g.namespaced:
             if g.scope == "permissions" and g.sa in cluster_sas:
                 continue  # the same account has it in clusterPermissions: reported there
-            if wide:
+            if not wide:
+                yield finding("rbac-crd-create", g.file, g.node, _namespaced_crd_message(g, verbs[0]))
+                continue
+            if not g.cluster_wide:
                 continue  # a wildcard Role grants everything namespaced; CRDs are not the point
-            yield finding("rbac-crd-create", g.file, g.node, _namespaced_crd_message(g, verbs[0]))
-            continue
+            # a wildcard in permissions of a CSV that also supports AllNamespaces: lifted there
         yield finding("rbac-crd-create", g.file, g.node,
                       f"{how} in {g.source} lets the operator create CustomResourceDefinitions (verb '{verbs[0]}'{' on all resources' if wide else ''}). "
                       "OLM installs and upgrades the CRDs a bundle ships and checks them against existing custom resources; CRDs the operator creates itself escape that, are not removed or upgraded by OLM, and can collide with other operators. "
