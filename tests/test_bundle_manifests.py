@@ -17,6 +17,7 @@ from checker.rules.kinds import kind_table
 from conftest import FIXTURES
 
 MINE = {"owned-crd-missing", "crd-not-owned", "crd-duplicate", "crd-owned-version", "crd-version-removal",
+        "crd-legacy-version-field",
         "service-account-conflict", "bundle-size", "related-image-invalid", "unsupported-manifest-kind",
         "network-policy"}
 CSV = "manifests/example-operator.clusterserviceversion.yaml"

@@ -10,8 +10,15 @@ Sources (operator-framework/operator-lifecycle-manager): the requirement check b
 served version, pkg/controller/operators/olm/requirements.go ("CRD version not served");
 the CRD update refused when a stored version vanishes, pkg/lib/crd/storage.go
 SafeStorageVersionUpgrade and pkg/controller/operators/catalog/step.go ("risk of data
-loss"). operator-sdk's checks: operator-framework/api pkg/validation/internal/bundle.go.
+loss"); CRDs decoded into the v1 type without strict field checking, pkg/lib/crd/unmarshal.go.
+operator-sdk's checks (`operator-sdk bundle validate`, which the community catalog's CI runs:
+operator-sdk internal/registry/validate.go): operator-framework/api
+pkg/validation/internal/bundle.go (owned / not owned / duplicate CRDs) and crd.go (the API
+server's own CRD validation). The API server's: k8s.io/apiextensions-apiserver
+pkg/apis/apiextensions/validation/validation.go ("must have exactly one version marked as
+storage version").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,8 +26,19 @@ from typing import Optional
 
 from ..model import REGISTRY_V1, Bundle, Manifest
 from ..nodes import Mapping, Node, Scalar, Sequence
-from . import check, define, finding
+from . import check, define, finding, refusal
 from .images import scalar_fix
+
+_API = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/"
+_OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/"
+_SDK_VALIDATE = "https://github.com/operator-framework/operator-sdk/blob/master/internal/registry/validate.go"
+_K8S_CRD_VALIDATION = ("https://github.com/kubernetes/kubernetes/blob/master/staging/src/k8s.io/apiextensions-apiserver/"
+                       "pkg/apis/apiextensions/validation/validation.go")
+_CI = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/"
+       "community/bundle.py")
+
+
+V1_CRD = "apiextensions.k8s.io/v1"
 
 
 @dataclass
@@ -94,7 +112,7 @@ def bundle_crds(bundle: Bundle) -> list:
                     if isinstance(v, Mapping) and v.str("name"):
                         c.versions.append(CrdVersion(v.str("name"), _bool(v.get("served")), _bool(v.get("storage")), v,
                                                      v.get("served"), v.get("storage")))
-            elif spec.str("version"):  # apiextensions v1beta1 with the single spec.version
+            elif spec.str("version") and m.api_version != V1_CRD:  # v1beta1's single spec.version (v1 has none)
                 c.versions_key = spec.key_node("version")
                 c.versions.append(CrdVersion(spec.str("version"), True, True, spec.get("version")))
         out.append(c)
@@ -137,7 +155,12 @@ def _group_of(name: str) -> str:
     return name.split(".", 1)[1] if "." in name else ""
 
 
-define("owned-crd-missing", "error", "A CRD the CSV owns is not in the bundle", explanation="""
+define("owned-crd-missing", "error", "A CRD the CSV owns is not in the bundle", refused_by=[
+    refusal("olm-install", "looks an owned CRD up by its exact name; none there: requirements not met, the CSV stays Pending",
+            _OLM + "controller/operators/olm/requirements.go"),
+    refusal("catalog-ci", "operator-sdk bundle validate (run by the community CI) fails an owned group/version/kind with no CRD: "
+            "\"owned CRD ... not found in bundle\"", _API + "bundle.go"),
+], explanation="""
     What: every entry of the CSV's `spec.customresourcedefinitions.owned` must match a
     CustomResourceDefinition in manifests/: by its exact `metadata.name` (`<plural>.<group>`),
     which is how OLM looks it up when it installs the operator, and with the same `kind`, which
@@ -147,6 +170,9 @@ define("owned-crd-missing", "error", "A CRD the CSV owns is not in the bundle", 
     Pending ("requirements not met") and the operator never starts. operator-sdk's validator
     matches group/version/kind instead, so it misses a wrong name but fails a wrong kind ("owned
     CRD not found in bundle").
+
+    Refused by: OLM's install (the requirement check, CSV Pending) and the catalog's CI
+    (`operator-sdk bundle validate`: "owned CRD ... not found in bundle").
 
     Fix: correct the owned entry's `name` (or `kind`) to the CRD's, or add the missing CRD to
     manifests/.
@@ -163,7 +189,11 @@ define("owned-crd-missing", "error", "A CRD the CSV owns is not in the bundle", 
             kind: Widget
     """)
 
-define("crd-not-owned", "error", "A CRD in the bundle is not owned by the CSV", explanation="""
+define("crd-not-owned", "error", "A CRD in the bundle is not owned by the CSV", refused_by=[
+    refusal("catalog-ci", "operator-sdk bundle validate (default validators, run by the community CI's "
+            "check_osdk_bundle_validate_* checks) errors: \"CRD ... is present in bundle ... but not defined in CSV\"",
+            _API + "bundle.go"),
+], explanation="""
     What: a CustomResourceDefinition in manifests/ whose name is not among the CSV's
     `spec.customresourcedefinitions.owned`.
 
@@ -171,7 +201,9 @@ define("crd-not-owned", "error", "A CRD in the bundle is not owned by the CSV", 
     behind on uninstall, and another operator owning the same CRD conflicts with it.
     operator-sdk's bundle validation (run by catalog CI) fails the bundle ("CRD ... is present
     in bundle ... but not defined in CSV"); opm only warns. A CRD the operator merely needs
-    belongs under `required`, shipped by the operator that owns it.
+    belongs under `required`, shipped by the operator that owns it. (operator-sdk matches by
+    group and kind: a CRD whose group and kind an owned entry names under a wrong name is
+    `owned-crd-missing`'s finding, not this one.)
 
     Fix: add an owned entry (name, version, kind, displayName, description) for the CRD, or
     remove the CRD from manifests/.
@@ -189,7 +221,12 @@ define("crd-not-owned", "error", "A CRD in the bundle is not owned by the CSV", 
             description: A gadget.
     """)
 
-define("crd-duplicate", "error", "The same CRD is defined twice in the bundle", explanation="""
+define("crd-duplicate", "error", "The same CRD is defined twice in the bundle", refused_by=[
+    refusal("catalog-ci", "operator-sdk bundle validate (run by the community CI) errors on two CRDs with the same "
+            "group/version/kind: \"duplicate CRD ... in bundle\"", _API + "bundle.go"),
+    refusal("olm-install", "a second CRD for one group/kind never gets its names accepted; OLM waits for the CRD to be "
+            "established and the install plan never completes", _OLM + "controller/operators/catalog/step.go"),
+], explanation="""
     What: two CustomResourceDefinitions in manifests/ with the same `metadata.name`, or two
     defining the same group and kind under different names.
 
@@ -208,14 +245,29 @@ define("crd-duplicate", "error", "The same CRD is defined twice in the bundle", 
         manifests/example.com_widgets.yaml  (widgets.example.com)
     """)
 
-define("crd-owned-version", "error", "An owned CRD version is not served, or a CRD has not exactly one storage version", explanation="""
+define("crd-owned-version", "error", "An owned CRD version is not served, or a CRD has not exactly one storage version",
+       mixed=True, refused_by=[
+    refusal("olm-install", "the owned version must be served: \"CRD version not served\", the CSV stays Pending",
+            _OLM + "controller/operators/olm/requirements.go"),
+    refusal("api-server", "a CRD without exactly one storage version (or with no version) is invalid: \"must have exactly "
+            "one version marked as storage version\"", _K8S_CRD_VALIDATION),
+    refusal("catalog-ci", "operator-sdk bundle validate runs the API server's CRD validation on every CRD of the bundle",
+            _API + "crd.go"),
+], explanation="""
     What: the `version` of an owned CRD entry must be one of the CRD's versions with
     `served: true`; and every CRD must mark exactly one version `storage: true` (served and
-    storage being booleans).
+    storage being booleans). A CSV may own one CRD several times (one entry per version, for
+    the console); OLM checks only the last entry of each CRD name (it keys the entries by
+    name), so an earlier entry naming an unserved version is a warning (the console offers an
+    API that cannot be created), and one naming a version the CRD does not have is still an
+    error (operator-sdk's validator needs every owned group/version/kind in the bundle).
 
     Why: OLM's requirement check fails a CSV whose owned version is not served ("CRD version
     not served"): the CSV stays Pending. The API server rejects a CRD with no storage version,
-    or with more than one ("must have exactly one version marked as storage version").
+    or with more than one ("must have exactly one version marked as storage version"), and so
+    does `operator-sdk bundle validate`, which runs the same validation. An
+    `apiextensions.k8s.io/v1` CRD with only the legacy `spec.version` has no version at all:
+    v1 has no such field, OLM drops it when it decodes the CRD.
 
     Fix: set the owned entry's version to a served version of the CRD (usually the storage
     version); mark exactly one version `storage: true`.
@@ -273,6 +325,9 @@ def crd_rules(bundle: Bundle, ctx):
         return  # owned-crd-fields / manifest rules say what is wrong with the list
     owned_names = {o.name for o in owned if o.name}
     claimed = set()  # CRDs offered as the fix of an owned entry with a wrong name
+    # OLM's requirement check reads one owned entry per CRD name: the last one
+    # (ClusterServiceVersion.GetAllCRDDescriptions keys them by name, later entries win)
+    last_entry = {o.name: o for o in owned if o.name}
     for o in owned:
         if not o.name:
             continue  # owned-crd-fields
@@ -288,7 +343,7 @@ def crd_rules(bundle: Bundle, ctx):
                           f"{o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.",
                           fix=scalar_fix(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"))
         if o.version:
-            yield from _owned_version(csv, o, c)
+            yield from _owned_version(csv, o, c, last_entry.get(o.name) is o)
 
     required = required_names(csv)
     for c in firsts:
@@ -330,7 +385,9 @@ def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
                   fix=fix)
 
 
-def _owned_version(csv, o: Owned, c: Crd):
+def _owned_version(csv, o: Owned, c: Crd, checked_by_olm: bool = True):
+    """The owned entry's version against the CRD's. OLM checks the last entry of each CRD name
+    (``checked_by_olm``); operator-sdk's validator needs every entry's version in the CRD."""
     cv = c.version(o.version)
     served = c.served
     if cv is not None and cv.served is True:
@@ -339,18 +396,34 @@ def _owned_version(csv, o: Owned, c: Crd):
     if len(served) == 1:
         fix = scalar_fix(csv.file, o.version_node, served[0], f"the served version, {served[0]}")
     shown = ", ".join(served) if served else "none"
+    severity = "error"
     if cv is None:
         listed = ", ".join(v.name for v in c.versions) or "none"
         msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}) has no version {o.version} "
-               f"(it defines {listed}; served: {shown}); OLM requires the owned version to be served and leaves the CSV "
-               "Pending")
+               f"(it defines {listed}; served: {shown}); ")
+        if checked_by_olm:
+            msg += ("OLM requires the owned version to be served and leaves the CSV Pending, and operator-sdk's bundle "
+                    "validation (run by catalog CI) reports the owned CRD not found in the bundle")
+        else:
+            msg += ("operator-sdk's bundle validation (run by catalog CI) reports this owned CRD version not found in the "
+                    "bundle")
     else:
         msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}:{cv.node.line}) marks it "
-               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served} (served: {shown}); OLM "
-               "requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending")
-    msg += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
-            else ". Own a served version of the CRD, or serve this one.")
-    yield finding("crd-owned-version", csv.file, o.version_node, msg, fix=fix)
+               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served} (served: {shown})")
+        if checked_by_olm:
+            msg += "; OLM requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending"
+        else:
+            severity = "warning"
+            msg += ("; OLM checks only the last owned entry of a CRD name, not this one, but the console lists "
+                    "this entry as an API users can create, and creating it fails. Describe only served versions, or drop "
+                    "this entry")
+    if severity == "error":
+        msg += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
+                else ". Own a served version of the CRD, or serve this one.")
+    else:
+        msg += "."
+        fix = None
+    yield finding("crd-owned-version", csv.file, o.version_node, msg, severity=severity, fix=fix)
 
 
 def _storage_versions(c: Crd):
@@ -358,11 +431,27 @@ def _storage_versions(c: Crd):
     if spec is None:
         return
     vers = spec.get("versions")
-    if vers is None and spec.get("version") is None:
+    legacy = spec.get("version")
+    v1 = c.m.api_version == V1_CRD
+    if vers is None and (legacy is None or v1):
+        if legacy is not None:
+            yield finding("crd-owned-version", c.m.file, spec.key_node("version") or spec,
+                          f"the CRD {c.name} is apiextensions.k8s.io/v1 and has only the legacy spec.version "
+                          f"({legacy.raw if isinstance(legacy, Scalar) else legacy.type_name()}), a field of v1beta1 that v1 "
+                          "does not have: OLM drops it when it decodes the CRD, the CRD has no version, and the API server "
+                          "rejects it (\"must have exactly one version marked as storage version\"). Replace it with "
+                          "spec.versions: a list with that version, served: true, storage: true and its schema.")
+            return
         yield finding("crd-owned-version", c.m.file, spec,
                       f"the CRD {c.name} defines no versions; the API server rejects it. Add spec.versions with one "
                       "version marked served: true and storage: true.")
         return
+    if v1 and legacy is not None:
+        yield finding("crd-legacy-version-field", c.m.file, spec.key_node("version") or legacy,
+                      f"the CRD {c.name} is apiextensions.k8s.io/v1 but carries spec.version, a field only v1beta1 has; v1 "
+                      "knows only spec.versions. OLM decodes the CRD into the v1 type and drops the field silently, so it has "
+                      "no effect (kubectl apply, which validates fields strictly by default since Kubernetes 1.25, rejects "
+                      "the file: unknown field \"spec.version\"). Delete the line; spec.versions says which versions exist.")
     if vers is not None and not isinstance(vers, Sequence):
         return  # a shape problem, not a version one
     for v in c.versions:
@@ -389,23 +478,68 @@ def _storage_versions(c: Crd):
                       "and set storage: false on the others.")
 
 
+define("crd-legacy-version-field", "warning", "A v1 CRD carries the v1beta1 field spec.version", explanation="""
+    What: an `apiextensions.k8s.io/v1` CustomResourceDefinition with `spec.version` next to
+    `spec.versions`. `spec.version` exists only in `apiextensions.k8s.io/v1beta1` (the single
+    version of early CRDs); the v1 type has no such field.
+
+    Why: OLM decodes a bundle's CRDs into the v1 type without strict field checking
+    (operator-lifecycle-manager pkg/lib/crd/unmarshal.go) and sends what it decoded, so the
+    field is dropped silently; `operator-sdk bundle validate` decodes the same way. The line
+    only misleads readers (it may name a version the CRD no longer stores), and
+    `kubectl apply`, whose default field validation is strict since Kubernetes 1.25, rejects
+    the file ("unknown field"). A warning: nothing in the catalog or OLM refuses it. Without
+    `spec.versions` the CRD has no version at all: the API server rejects it, reported by
+    `crd-owned-version` as an error.
+
+    Fix: delete `spec.version`.
+
+    Bad:
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        spec:
+          version: v1alpha1
+          versions:
+            - {name: v1alpha1, served: true, storage: true, schema: ...}
+    Good:
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        spec:
+          versions:
+            - {name: v1alpha1, served: true, storage: true, schema: ...}
+    """)
+
+
 # ---------------------------------------------------------------------------------------
 # Across bundles: CRD versions against the bundle this one replaces
 
-define("crd-version-removal", "error", "A CRD version is removed without first being unserved, or the stored version is removed", explanation="""
+define("crd-version-removal", "error", "A CRD version the previous bundle stored in is removed (error), or one it served (warning)",
+       mixed=True, refused_by=[
+    refusal("olm-upgrade", "OLM refuses to update a CRD whose new spec lacks a version in the cluster's status.storedVersions "
+            "(\"risk of data loss\"); the install plan fails and the upgrade is stuck",
+            _OLM + "controller/operators/catalog/step.go"),
+], explanation="""
     What: compared with the bundle this one replaces (`spec.replaces`, when that bundle is in
-    the same repository): a CRD version the old bundle served is gone from the new CRD without
-    first being shipped with `served: false`, or the version the old bundle stored objects in
-    (`storage: true`) is gone from the new CRD altogether.
+    the same repository), for each CRD both ship:
+    - error: the version the old bundle stores objects in (`storage: true`) is gone from the
+      new CRD's `spec.versions`. On every cluster that ran the old bundle that version is in
+      the CRD's `status.storedVersions` (the API server records the storage version there).
+    - warning: a version the old bundle served (but did not store in) is gone without first
+      being shipped with `served: false`.
 
-    Why: clusters upgrading from the old bundle hold objects stored in the old storage version
-    (it is in the CRD's `status.storedVersions`): OLM refuses to update the CRD ("risk of data
-    loss") and the upgrade is stuck. A served version that vanishes in one step breaks every
-    client, manifest and GitOps repository still using it; the documented path is to ship it
-    with `served: false` first, migrate stored objects, and only then remove it.
+    Why: OLM's catalog operator checks the new CRD against the one on the cluster
+    (`SafeStorageVersionUpgrade`, operator-lifecycle-manager pkg/lib/crd/storage.go): every
+    version in `status.storedVersions` must still be in the new spec, or it refuses the
+    update ("risk of data loss ... new CRD removes version ... that is listed as a stored
+    version on the existing CRD"), the install plan fails and the upgrade is stuck. A
+    served-only version that vanishes is not refused by anything: clients, manifests and
+    GitOps repositories still using it break on upgrade, and the documented path is to ship
+    it with `served: false` first.
 
-    Fix: keep the version in the CRD with `served: false` (and, for the stored version, keep
-    it until stored objects have been migrated); remove it in a later release.
+    Fix: keep the stored version in `spec.versions` (served: false, storage: false) until
+    stored objects have been migrated to the new storage version and `status.storedVersions`
+    no longer lists it; ship a served version with `served: false` for a release before
+    removing it.
 
     Bad:
         # 1.0.0: versions v1alpha1 (served, storage)
@@ -446,16 +580,17 @@ def crd_version_removal(repo, ctx):
                              "(storage: true): on clusters upgrading from it the version is in the CRD's storedVersions, so "
                              "OLM refuses to update the CRD (\"risk of data loss\") and the upgrade is stuck. Keep "
                              f"{v} in spec.versions (served: false, storage: false) until stored objects are migrated.",
-                             line=pos.line, column=pos.column)
+                             severity="error", line=pos.line, column=pos.column)
                 fd.bundle = f.rel
                 yield fd
             for v in prev.get("served") or []:
                 if v in listed or v in done:
                     continue
                 fd = finding("crd-version-removal", pos.path, None,
-                             f"the CRD {name} drops version {v}, which {old.csv_name} ({old.rel}) still serves; clients and "
-                             f"manifests using {v} break at once on upgrade. Ship {v} with served: false in this release "
-                             "first, and remove it in a later one.",
-                             line=pos.line, column=pos.column)
+                             f"the CRD {name} drops version {v}, which {old.csv_name} ({old.rel}) still serves (it does not "
+                             f"store objects in it, so OLM lets the upgrade through); clients and manifests using {v} break "
+                             f"at once on upgrade. Ship {v} with served: false in this release first, and remove it in a "
+                             "later one.",
+                             severity="warning", line=pos.line, column=pos.column)
                 fd.bundle = f.rel
                 yield fd

@@ -1,17 +1,24 @@
 """RBAC the operator asks for: `rbac-crd-create` and `rbac-risky`.
 
 Where a bundle grants permissions: the CSV's `clusterPermissions` (ClusterRoles),
-`permissions` (Roles in the install namespace; OLM turns them into ClusterRoles when the
-operator is installed for AllNamespaces), and ClusterRole / Role manifests in manifests/.
-Cluster-scoped resources (CRDs, SCCs) can only be granted by cluster-wide rules, so
-`permissions` count for them only when the CSV supports AllNamespaces, and Role manifests
-never do.
+`permissions` (Roles in the install namespace and the target namespaces; OLM lifts them to
+ClusterRoles only when the operator is installed for AllNamespaces), and ClusterRole / Role
+manifests in manifests/. A Role never grants a cluster-scoped resource (CRDs, SCCs): the API
+server accepts it, and the grant does nothing.
 
 Matching follows Kubernetes RBAC: `*` in apiGroups, resources or verbs matches everything;
 `resourceNames` restricts a rule to those names, and a rule with resourceNames can never
 authorise `create` (the name is not known when the request is authorised).
 
-Source of the default SCC names: checker/data/default_sccs.yaml.
+Sources: OLM's RBAC for install modes, operator-lifecycle-manager
+pkg/controller/operators/olm/operatorgroup.go (`ensureRBACInTargetNamespace`: a global
+OperatorGroup lifts permissions to ClusterRoles); Kubernetes RBAC ("a Role always sets
+permissions within a particular namespace"; ClusterRoles for cluster-scoped resources);
+operator-framework/api pkg/validation/internal/object.go (`audit`: modifying a default SCC in
+a Role/ClusterRole is an error of the *optional* object validator, which neither
+`operator-sdk bundle validate` nor the community catalog's CI runs; only
+`opm alpha bundle validate --optional-validators=bundle-objects` does). Default SCC names:
+checker/data/default_sccs.yaml.
 """
 from __future__ import annotations
 
@@ -42,16 +49,29 @@ def _string_set(node) -> set:
     return {i.value for i in node.items if i.__class__ is Scalar and i.value.__class__ is str}
 
 
+NAMESPACED_MODES = ("OwnNamespace", "SingleNamespace", "MultiNamespace")
+
+
 class Grant:
-    """One RBAC rule of the bundle, with where it comes from."""
+    """One RBAC rule of the bundle, with where it comes from.
 
-    __slots__ = ("file", "node", "source", "cluster_wide", "groups", "resources", "verbs", "names")
+    ``scope`` is ``cluster`` (clusterPermissions, a ClusterRole manifest), ``permissions``
+    (the CSV's permissions: a Role, lifted to a ClusterRole in AllNamespaces installs) or
+    ``role`` (a Role manifest). ``cluster_wide``: the grant reaches cluster-scoped resources in
+    some install (for permissions: when AllNamespaces is supported). ``namespaced_modes``: for
+    permissions, the supported install modes in which OLM creates it as a Role."""
 
-    def __init__(self, file, node, source, cluster_wide):
+    __slots__ = ("file", "node", "source", "cluster_wide", "groups", "resources", "verbs", "names",
+                 "scope", "sa", "namespaced_modes")
+
+    def __init__(self, file, node, source, cluster_wide, scope="cluster", sa=None, namespaced_modes=()):
         self.file = file
         self.node = node
         self.source = source
         self.cluster_wide = cluster_wide
+        self.scope = scope
+        self.sa = sa
+        self.namespaced_modes = tuple(namespaced_modes)
         self.groups = _string_set(node.get("apiGroups"))
         self.resources = _string_set(node.get("resources"))
         self.verbs = _string_set(node.get("verbs"))
@@ -64,6 +84,11 @@ class Grant:
         if "*" in self.verbs:
             return ["*"]
         return [v for v in verbs if v in self.verbs]
+
+    @property
+    def namespaced(self) -> bool:
+        """OLM creates this grant as a namespaced Role in at least one supported install mode."""
+        return self.scope == "role" or bool(self.namespaced_modes)
 
 
 def grants(bundle: Bundle) -> list:
@@ -81,6 +106,8 @@ def _grants(bundle: Bundle) -> list:
         csv, spec = cs
         modes = install_modes(spec)
         all_ns = modes is None or (modes.get("AllNamespaces", (False, None))[0])
+        # with installModes unreadable (install-modes reports it) nothing is assumed namespaced
+        ns_modes = () if modes is None else tuple(m for m in NAMESPACED_MODES if modes.get(m, (False, None))[0])
         ins = install_spec(spec)
         if ins is not None:
             for key, cluster in (("clusterPermissions", True), ("permissions", False)):
@@ -98,7 +125,10 @@ def _grants(bundle: Bundle) -> list:
                            else f"the CSV's permissions for service account '{sa}' (cluster-wide when installed for AllNamespaces)")
                     for r in rules:
                         if isinstance(r, Mapping):
-                            out.append(Grant(csv.file, r, src, cluster or all_ns))
+                            if cluster:
+                                out.append(Grant(csv.file, r, src, True, "cluster", sa))
+                            else:
+                                out.append(Grant(csv.file, r, src, all_ns, "permissions", sa, ns_modes))
     for m in bundle.manifests:
         if m.kind in ("ClusterRole", "Role") and isinstance(m.root, Mapping):
             rules = m.root.get("rules")
@@ -107,47 +137,73 @@ def _grants(bundle: Bundle) -> list:
             src = f"the {m.kind} '{m.name or '?'}'"
             for r in rules:
                 if isinstance(r, Mapping):
-                    out.append(Grant(m.file, r, src, m.kind == "ClusterRole"))
+                    if m.kind == "ClusterRole":
+                        out.append(Grant(m.file, r, src, True, "cluster"))
+                    else:
+                        out.append(Grant(m.file, r, src, False, "role"))
     return out
+
+
+CRD_GROUP, CRD_RESOURCE = "apiextensions.k8s.io", "customresourcedefinitions"
 
 
 @check("bundle")
 def rbac_crd_create(bundle: Bundle, ctx):
-    for g in grants(bundle):
-        if not g.cluster_wide or g.names:
-            continue  # a Role cannot grant CRDs; resourceNames never authorise create
-        if not g.covers("apiextensions.k8s.io", "customresourcedefinitions"):
-            continue
+    gs = grants(bundle)
+    # service accounts that may create CRDs cluster-wide in every install (clusterPermissions)
+    cluster_sas = {g.sa for g in gs if g.scope == "cluster" and g.sa and not g.names
+                   and g.covers(CRD_GROUP, CRD_RESOURCE) and g.allows("create")}
+    for g in gs:
+        if g.names or not g.covers(CRD_GROUP, CRD_RESOURCE):
+            continue  # resourceNames never authorise create
         verbs = g.allows("create")
         if not verbs:
             continue
         wide = "*" in g.groups or "*" in g.resources
         how = "a wildcard rule" if wide else "this rule"
+        if g.namespaced:
+            if g.scope == "permissions" and g.sa in cluster_sas:
+                continue  # the same account has it in clusterPermissions: reported there
+            if not wide:
+                yield finding("rbac-crd-create", g.file, g.node, _namespaced_crd_message(g, verbs[0]))
+                continue
+            if not g.cluster_wide:
+                continue  # a wildcard Role grants everything namespaced; CRDs are not the point
+            # a wildcard in permissions of a CSV that also supports AllNamespaces: lifted there
         yield finding("rbac-crd-create", g.file, g.node,
                       f"{how} in {g.source} lets the operator create CustomResourceDefinitions (verb '{verbs[0]}'{' on all resources' if wide else ''}). "
                       "OLM installs and upgrades the CRDs a bundle ships and checks them against existing custom resources; CRDs the operator creates itself escape that, are not removed or upgraded by OLM, and can collide with other operators. "
                       "Ship the CRDs in the bundle and drop 'create' on customresourcedefinitions (get/list/watch, or update/patch on named CRDs, are enough to manage them).")
 
 
+def _namespaced_crd_message(g: Grant, verb: str) -> str:
+    if g.scope == "role":
+        where = (f"{g.source} is a namespaced Role, and CustomResourceDefinitions are cluster-scoped: a Role cannot grant "
+                 f"them, so this rule (verb '{verb}' on customresourcedefinitions) grants nothing. The API server and OLM "
+                 "accept the Role without complaint; the operator gets 'forbidden' when it tries to create a CRD.")
+        fix = "Grant it in the CSV's clusterPermissions (or a ClusterRole), or better ship the CRDs in the bundle and drop 'create'."
+    else:
+        modes = ", ".join(g.namespaced_modes)
+        where = (f"this rule in {g.source} asks for '{verb}' on customresourcedefinitions, but in {modes} installs OLM "
+                 "creates permissions as namespaced Roles, and a Role cannot grant cluster-scoped CustomResourceDefinitions: "
+                 "the grant does nothing there. Neither the API server nor OLM refuses it; the operator gets 'forbidden' at run "
+                 "time when it creates a CRD.")
+        if not g.cluster_wide:
+            where += " The CSV does not support AllNamespaces, so the operator never gets this permission."
+        else:
+            where += (" In AllNamespaces installs OLM lifts it to a ClusterRole, and there the operator may create CRDs "
+                      "that OLM neither upgrades nor removes.")
+        fix = ("Move the rule to clusterPermissions if the operator must create CRDs, or better ship the CRDs in the bundle "
+               "and drop 'create'.")
+    return f"{where} {fix}"
+
+
 @check("bundle")
 def rbac_risky(bundle: Bundle, ctx):
     defaults = default_sccs()
     for g in grants(bundle):
-        if g.cluster_wide and g.covers("security.openshift.io", "securitycontextconstraints"):
-            verbs = g.allows("update", "patch", "delete")
-            if verbs:
-                named = sorted(g.names & defaults)
-                if named:
-                    yield finding("rbac-risky", g.file, g.node,
-                                  f"{g.source} may modify the default SecurityContextConstraints {', '.join(named)} (verb '{verbs[0]}'). "
-                                  "OpenShift's default SCCs must not be changed: platform pods rely on them, upgrades reset them, and changing them weakens every workload's security. "
-                                  "Remove the default names from resourceNames; create the operator's own SCC and grant 'use' of it instead.",
-                                  severity="error")
-                elif not g.names:
-                    yield finding("rbac-risky", g.file, g.node,
-                                  f"{g.source} may modify every SecurityContextConstraints object (verb '{verbs[0]}' without resourceNames), including OpenShift's default SCCs, which must never be changed. "
-                                  "If the operator manages its own SCCs, keep 'create' in this rule and move update/patch/delete to a rule with resourceNames listing only those SCCs.",
-                                  severity="warning")
+        if g.covers("security.openshift.io", "securitycontextconstraints"):
+            yield from _scc(g, defaults)
         if g.covers("policy", "poddisruptionbudgets"):
             verbs = g.allows("create", "update", "patch")
             if verbs:
@@ -158,47 +214,120 @@ def rbac_risky(bundle: Bundle, ctx):
                               severity="info")
 
 
-define("rbac-crd-create", "warning", "The operator may create CustomResourceDefinitions", category=CAT, explanation="""
-    What: a cluster-wide RBAC rule of the bundle (the CSV's clusterPermissions; its
-    permissions when it supports AllNamespaces; a ClusterRole manifest) allows `create` (or
-    `*`) on `customresourcedefinitions` in group `apiextensions.k8s.io` (or `*`). Rules with
-    only `patch`/`update`, rules restricted by `resourceNames` (they can never authorise
-    create), and namespaced Roles (CRDs are cluster-scoped) are not reported.
+def _scc(g: Grant, defaults: frozenset):
+    verbs = g.allows("update", "patch", "delete")
+    named = sorted(g.names & defaults)
+    if verbs and named:
+        if g.scope == "role":
+            effect = ("A Role cannot grant a cluster-scoped SCC, so the rule grants nothing, but "
+                      "operator-framework/api's object validator (opm alpha bundle validate --optional-validators=bundle-objects) fails it. ")
+        elif not g.cluster_wide:
+            effect = ("The CSV does not support AllNamespaces, so OLM creates these permissions as Roles, which cannot grant a "
+                      "cluster-scoped SCC: the rule grants nothing. ")
+        else:
+            effect = ""
+        yield finding("rbac-risky", g.file, g.node,
+                      f"{g.source} may modify the default SecurityContextConstraints {', '.join(named)} (verb '{verbs[0]}'). {effect}"
+                      "OpenShift's default SCCs must not be changed: platform pods rely on them, upgrades reset them, and changing them weakens every workload's security. "
+                      "Remove the default names from resourceNames; create the operator's own SCC and grant 'use' of it instead.",
+                      severity="warning")
+        return
+    if verbs and not g.names:
+        if not g.cluster_wide:
+            return  # a Role grants nothing on cluster-scoped SCCs, and names no default SCC
+        yield finding("rbac-risky", g.file, g.node,
+                      f"{g.source} may modify every SecurityContextConstraints object (verb '{verbs[0]}' without resourceNames), including OpenShift's default SCCs, which must never be changed. "
+                      "If the operator manages its own SCCs, keep 'create' in this rule and move update/patch/delete to a rule with resourceNames listing only those SCCs.",
+                      severity="warning")
+        return
+    if verbs or "use" not in g.verbs:
+        return  # modifying only its own SCCs by name: fine
+    used = sorted(g.names & defaults) if g.names else None
+    if used:
+        yield finding("rbac-risky", g.file, g.node,
+                      f"{g.source} grants 'use' of the default SecurityContextConstraints {', '.join(used)}: pods of the "
+                      f"service accounts bound to it may run with what {'these SCCs allow' if len(used) > 1 else 'this SCC allows'}. "
+                      "Using an SCC does not change it, and operators that need host access or a fixed user rightly ask for it; reviewers should know.",
+                      severity="info")
+    elif used is None:
+        yield finding("rbac-risky", g.file, g.node,
+                      f"{g.source} grants 'use' of every SecurityContextConstraints object (no resourceNames), including privileged: "
+                      "pods of the service accounts bound to it may run privileged. Name the SCCs the pods need in resourceNames.",
+                      severity="info")
+
+
+define("rbac-crd-create", "warning", "The operator may create CustomResourceDefinitions, or asks for it where a Role cannot grant it",
+       category=CAT, explanation="""
+    What: an RBAC rule of the bundle allows `create` (or `*`) on `customresourcedefinitions`
+    in group `apiextensions.k8s.io` (or `*`), without `resourceNames` (a rule restricted by
+    name can never authorise create; `patch`/`update` alone cannot create).
+    - In a cluster-wide grant (the CSV's clusterPermissions; its permissions when the CSV
+      supports only AllNamespaces, which OLM then lifts to a ClusterRole; a ClusterRole
+      manifest): the operator may create CRDs itself.
+    - In a namespaced grant (the CSV's permissions when it supports OwnNamespace,
+      SingleNamespace or MultiNamespace; a Role manifest): OLM creates it as a Role, and a
+      Role cannot grant a cluster-scoped resource. The API server and OLM accept the Role, the
+      grant does nothing, and the operator gets "forbidden" when it creates a CRD. Not
+      reported when the same service account already has it in clusterPermissions.
 
     Why: OLM owns the lifecycle of the CRDs a bundle ships: it installs and upgrades them,
     checks that existing custom resources still validate, and tracks which operator owns
     which API. CRDs an operator creates at run time bypass all of that and can collide with
-    other operators' APIs.
+    other operators' APIs. A namespaced grant of it is a permission the operator believes it
+    has and does not.
 
-    Fix: ship the CRDs in the bundle (and own them in the CSV) and drop `create`.
+    Severity: a warning, never an error: nothing refuses either form (the API server stores a
+    Role naming a cluster-scoped resource; OLM's requirement check passes it; catalog CI does
+    not read RBAC rules); the namespaced form fails only at run time, and only if the operator
+    really creates CRDs.
+
+    Fix: ship the CRDs in the bundle (and own them in the CSV) and drop `create`; if the
+    operator must create CRDs, grant it in clusterPermissions.
 
     Bad:
-        - apiGroups: ["apiextensions.k8s.io"]
-          resources: ["customresourcedefinitions"]
-          verbs: ["create", "get", "list"]
+        permissions:                      # installModes: OwnNamespace only
+          - serviceAccountName: example-operator
+            rules:
+              - apiGroups: ["apiextensions.k8s.io"]
+                resources: ["customresourcedefinitions"]
+                verbs: ["create", "get", "list"]
     Good:
-        - apiGroups: ["apiextensions.k8s.io"]
-          resources: ["customresourcedefinitions"]
-          verbs: ["get", "list", "watch"]
+        clusterPermissions:
+          - serviceAccountName: example-operator
+            rules:
+              - apiGroups: ["apiextensions.k8s.io"]
+                resources: ["customresourcedefinitions"]
+                verbs: ["get", "list", "watch"]
     """)
 
-define("rbac-risky", "error", "The operator may modify default SCCs (error; warning for all SCCs), or create/update PodDisruptionBudgets (info)",
+define("rbac-risky", "warning", "The operator may modify default SCCs or every SCC (warning), uses a default SCC or creates/updates PodDisruptionBudgets (info)",
        category=CAT, mixed=True, explanation="""
-    What: a cluster-wide RBAC rule of the bundle allows `update`, `patch`, `delete` or `*` on
+    What: an RBAC rule of the bundle (the CSV's clusterPermissions and permissions, ClusterRole
+    and Role manifests) that allows `update`, `patch`, `delete` or `*` on
     `securitycontextconstraints` (group `security.openshift.io` or `*`) with the name of a
-    default SCC in `resourceNames` (checker/data/default_sccs.yaml): error; the same without
-    `resourceNames`, which covers every SCC including the defaults: warning (operators that
-    manage their own SCCs often write it so; restricting update/delete to their SCCs' names
-    is the fix). Any RBAC rule of the bundle that allows `create`, `update`, `patch` or `*`
+    default SCC in `resourceNames` (checker/data/default_sccs.yaml): warning; the same without
+    `resourceNames` in a cluster-wide grant, which covers every SCC including the defaults:
+    warning (operators that manage their own SCCs often write it so; restricting
+    update/delete to their SCCs' names is the fix). `use` of a default SCC by name, or of every
+    SCC, is information: it does not change the SCC, and operators that need host access or a
+    fixed user rightly ask for it. Any RBAC rule that allows `create`, `update`, `patch` or `*`
     on `poddisruptionbudgets` (group `policy` or `*`) is information: operators of clustered
-    workloads rightly manage their operands' budgets (measured on community-operators: 974
-    of 7,025 bundles do, and every case read was such an operator), but reviewers should
-    know. Unlike operator-sdk's validator this also reads the CSV's permissions (not only
-    Role/ClusterRole manifests), wildcards, and SCC rules without resourceNames.
+    workloads rightly manage their operands' budgets (measured on community-operators: 974 of
+    7,025 bundles do, and every case read was such an operator), but reviewers should know.
 
-    Why: OpenShift's default SCCs are platform objects: changing them weakens the security
-    of every workload, breaks platform pods, and upgrades reset them. PodDisruptionBudgets
-    that allow no disruption block node drains and stall cluster upgrades.
+    Severity: a warning, not an error, because nothing refuses the grant. operator-framework/api
+    reports "RBAC includes permission to modify default securitycontextconstraints" as an
+    error, but only in its optional object validator, only for Role/ClusterRole manifests, and
+    no pipeline runs it: `operator-sdk bundle validate` does not include it in any suite, the
+    community catalog's CI runs only operator-sdk, preflight only logs the SCCs a CSV asks
+    for, and OLM creates the grant. Only `opm alpha bundle validate
+    --optional-validators=bundle-objects` fails it. (Measured: 15 bundles the community catalog
+    accepted in its last 12 months grant update/patch/`*` on anyuid, restricted or privileged
+    in their CSV.)
+
+    Why: OpenShift's default SCCs are platform objects: changing them weakens the security of
+    every workload, breaks platform pods, and upgrades reset them. PodDisruptionBudgets that
+    allow no disruption block node drains and stall cluster upgrades.
 
     Fix: give the SCC rule `resourceNames` of the operator's own SCCs (or only `use`); keep
     PDB permissions only when the operator manages budgets for its operands.
@@ -206,6 +335,7 @@ define("rbac-risky", "error", "The operator may modify default SCCs (error; warn
     Bad:
         - apiGroups: ["security.openshift.io"]
           resources: ["securitycontextconstraints"]
+          resourceNames: ["privileged"]
           verbs: ["get", "update"]
     Good:
         - apiGroups: ["security.openshift.io"]

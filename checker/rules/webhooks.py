@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import check, define, finding
+from . import check, define, finding, refusal
 from .csv_install import CAT, csv_spec, deployment_names, install_modes, lacking, show, strings, text, value_fix
 
 TYPES = ("ValidatingAdmissionWebhook", "MutatingAdmissionWebhook", "ConversionWebhook")
@@ -161,7 +161,20 @@ def _conversion(bundle, sf, spec, wh, label, owned, crds, check_modes):
                       f"the CSV has a conversion webhook ('{label}') and supports the {t} install mode; OLM refuses that (\"CSVs with conversion webhooks must support only AllNamespaces\") because a CRD's conversion is cluster-wide. Set supported: false for {t}.", severity="error")
 
 
-define("webhook-definitions", "error", "A webhook description OLM refuses or can never finish installing", category=CAT, mixed=True, explanation="""
+_OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"
+
+define("webhook-definitions", "error", "A webhook description OLM refuses or can never finish installing", category=CAT, mixed=True, refused_by=[
+    refusal("olm-install", "OLM fails the CSV on a repeated generateName and on rules covering all groups, the OLM group or "
+            "webhook configurations (ValidWebhookRules)", _OLM + "operators/olm/operator.go"),
+    refusal("olm-install", "OLM refuses conversion webhooks without conversionCRDs, on CRDs the CSV does not own, on CRDs that "
+            "preserve unknown fields, and in CSVs supporting an install mode other than AllNamespaces",
+            _OLM + "install/webhook.go"),
+    refusal("olm-install", "OLM serves a webhook from its deploymentName's deployment (service and certificate); a name that "
+            "is not a CSV deployment never gets them and the CSV does not succeed", _OLM + "install/certresources.go"),
+    refusal("api-server", "the ClusterServiceVersion CRD's schema requires webhookdefinitions to be a list of objects with "
+            "generateName and a type among ValidatingAdmissionWebhook, MutatingAdmissionWebhook, ConversionWebhook",
+            "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"),
+], explanation="""
     What: each entry of `spec.webhookdefinitions` must have a `type` of
     ValidatingAdmissionWebhook, MutatingAdmissionWebhook or ConversionWebhook, a unique
     `generateName`, and a `deploymentName` that is one of the CSV's deployments. Its rules
@@ -179,6 +192,10 @@ define("webhook-definitions", "error", "A webhook description OLM refuses or can
     cannot include all groups"...), never finishes a webhook whose deployment does not exist
     (the CSV loops back to Pending), and refuses conversion webhooks on CRDs it does not own,
     that preserve unknown fields, or in operators that are not cluster-wide singletons.
+
+    Refused by: OLM's install code (the CSV fails or never succeeds) and, for the shape of the
+    list and its `type` and `generateName`, the API server (the CSV CRD's schema). The real
+    resource names of webhook configurations are only a warning: OLM accepts them.
 
     Fix: give the field OLM accepts, as the message says.
 
