@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, refusal, rule
 from .csv_common import (
-    DNS1123_SUBDOMAIN, data, dq, fix_value, is_blank, is_semver, mapping, shown, text, the_csv,
+    DNS1123_SUBDOMAIN, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, is_semver, mapping,
+    shown, text, the_csv,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -417,7 +418,7 @@ def email_problem(s: str) -> Optional[str]:
     if s != s.strip():
         return "has spaces around it"
     if "<" in s or ">" in s:
-        return "holds a display name or angle brackets; write only the address (name: goes in 'name')"
+        return "holds a display name or angle brackets (the name goes in 'name')"
     if not _EMAIL.fullmatch(s) or len(s) > 254 or len(s.split("@", 1)[0]) > 64:
         return "is not an e-mail address (local-part@domain.tld)"
     return None
@@ -441,6 +442,15 @@ def url_problem(s: str) -> Optional[str]:
     return None
 
 
+# Go's url.ParseRequestURI reasons, told for people
+_GO_URL_WHY = {
+    "invalid URI for request": "no scheme such as https:// and not a path starting with /",
+    "net/url: invalid control character in URL": "it holds a control character",
+    "missing protocol scheme": "it starts with ':'",
+    "empty url": "it is empty",
+    "net/url: invalid userinfo": "invalid characters before '@'",
+}
+
 _MAGIC = (
     ("image/png", lambda b: b.startswith(b"\x89PNG\r\n\x1a\n")),
     ("image/jpeg", lambda b: b.startswith(b"\xff\xd8\xff")),
@@ -456,31 +466,53 @@ def _sniff(b: bytes) -> Optional[str]:
     return None
 
 
+_CSV_SRC = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/bundle.py"
+_HUB_SRC = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/operatorhub.go"
+_CRD_SRC = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"
+
+
 @rule("csv-metadata-format", "error", "A CSV field is there but malformed (maintainers, links, icon, displayName, description, provider)",
-      category="csv", mixed=True)
+      category="csv", mixed=True, refused_by=[
+          refusal("catalog-ci", "check_required_fields fails a displayName whose first 3 characters are not there, a description under "
+                  "20 characters, a provider.name under 3, an invalid icon (not base64, mediatype outside gif/jpeg/png/svg+xml), "
+                  "maintainers or links that are not lists of {name, email} / {name, url} strings", _CSV_SRC),
+          refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which fails on its "
+                  "errors) fails a maintainer e-mail Go's mail.ParseAddress rejects, a link URL Go's url.ParseRequestURI rejects, a link "
+                  "or maintainer without name, more than one icon", _HUB_SRC),
+          refusal("api-server", "the ClusterServiceVersion CRD's schema refuses values of the wrong type (a displayName that is not a "
+                  "string, keywords that are not a list of strings, an icon entry without base64data or mediatype)", _CRD_SRC),
+      ])
 def csv_metadata_format(bundle: Bundle, ctx):
     """
     What: the values of the CSV's descriptive fields have the shape and format the console
-    and catalog CI need: `maintainers` a list of `{name, email}` with a valid e-mail address;
-    `links` a list of `{name, url}` with an http(s) URL that has a host; `icon` exactly one
-    entry with `base64data` that decodes and a `mediatype` of image/gif, image/jpeg,
-    image/png or image/svg+xml matching the data (a PNG/JPEG/GIF mix-up is a warning:
-    browsers guess raster formats, not SVG); `displayName` 3 to 50 characters;
-    `description` at least 20 characters; `provider` a mapping whose `name` has at least 3
-    characters; `keywords` a list of strings. A `provider.url` that is not an http(s) URL is
-    a warning (the console's link breaks, nothing refuses it). (A missing field is
-    `csv-required-fields`.)
+    and catalog CI need: `maintainers` a list of `{name, email}` with an e-mail address;
+    `links` a list of `{name, url}` with a URL; `icon` exactly one entry with `base64data`
+    that decodes and a `mediatype` of image/gif, image/jpeg, image/png or image/svg+xml;
+    `displayName` 3 to 50 characters; `description` at least 20 characters; `provider` a
+    mapping whose `name` has at least 3 characters; `keywords` a list of strings. (A missing
+    field is `csv-required-fields`.)
 
-    Why: the console renders these on OperatorHub (a broken icon, an unreadable title cut
-    off on the tile, a mailto link that goes nowhere); community catalog CI fails the pull
-    request for a displayName over 50 characters, a short description or an invalid icon,
-    and operator-sdk's validator for an invalid e-mail address or URL.
+    Errors are what something refuses: the community catalog CI's `check_required_fields`
+    (a displayName without 3 characters, a description under 20, a provider name under 3,
+    an icon that is not base64 or has another mediatype), operator-sdk's operatorhub
+    validator run by that CI (an e-mail Go's `mail.ParseAddress` rejects, a URL Go's
+    `url.ParseRequestURI` rejects: no scheme and no leading `/`, a control character, a bad
+    %-escape, port or host character; more than one icon), and the API server (values of
+    the wrong type). Warnings are what nothing refuses but readers notice: a displayName
+    over 50 characters (the CI's documented limit, but its check matches a prefix only), a
+    URL Go accepts that is still not a working http(s) link (spaces in the path, no host,
+    `mailto:`), an e-mail Go accepts that is unusual (a display name, no top-level domain),
+    an icon whose data is another image type than its mediatype, an empty keyword, a
+    `provider.url` that is not an http(s) URL.
+
+    Why: the console renders these on OperatorHub (a broken icon, a title cut off on the
+    tile, a link that goes nowhere); the catalog's CI fails the pull request for the errors.
 
     Fix: correct the value as the message says.
 
     Bad:
         spec:
-          displayName: The Example Operator for Managing Widgets, Gadgets and Other Things
+          displayName: X
           maintainers:
             - name: Example Team
               email: team at example.com
@@ -505,39 +537,58 @@ def csv_metadata_format(bundle: Bundle, ctx):
     if not is_blank(dn):
         s = text(dn)
         if s is None:
-            yield finding(MF, sf, dn, f"spec.displayName must be a string (the operator's name in the console), not {dn.type_name()}.")
+            yield finding(MF, sf, dn, f"spec.displayName must be a string (the operator's name in the console), not {dn.type_name()}; "
+                          "the API server refuses the CSV.", severity="error")
         else:
             n = len(s.strip())
             lo, hi = lim["display_name"]["min"], lim["display_name"]["max"]
             if n > hi:
-                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the catalog's documented limit is {hi} "
-                              f"(its CI check matches only a prefix, so it lets longer names through today). Shorten it to the "
-                              "product name, e.g. 'Example Operator', and move the rest into the description.")
+                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the catalog documents a limit of {hi} and the "
+                              "OperatorHub tile cuts long names off (its CI check matches only the first characters, so it accepts "
+                              "the name: a warning). Shorten it to the product name, e.g. 'Example Operator', and move the rest into "
+                              "the description.", severity="warning")
+            elif not re.match(r".{%d}" % lo, s):
+                yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters; the catalog CI's "
+                              "required-fields check fails it. Write the operator's readable name.", severity="error")
             elif n < lo:
-                yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' is {n} characters long; catalog CI requires at least {lo}. "
-                              "Write the operator's readable name.")
+                yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' has fewer than {lo} characters besides spaces; the catalog "
+                              "CI counts the spaces and accepts it, but the console shows an unreadable name. Write the operator's "
+                              "readable name.", severity="warning")
     de = sp.get("description")
     if not is_blank(de):
         s = text(de)
+        dmin = lim["description"]["min"]
         if s is None:
-            yield finding(MF, sf, de, f"spec.description must be a string (Markdown), not {de.type_name()}.")
-        elif len(s.strip()) < lim["description"]["min"]:
-            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters; catalog CI requires at least "
-                          f"{lim['description']['min']}, and the console's operator page shows little else. Describe what the "
-                          "operator manages and how to start.")
+            yield finding(MF, sf, de, f"spec.description must be a string (Markdown), not {de.type_name()}; the API server refuses the CSV.",
+                          severity="error")
+        elif len(s) < dmin:
+            yield finding(MF, sf, de, f"spec.description has {len(s)} characters; the catalog CI's required-fields check requires at "
+                          f"least {dmin}, and the console's operator page shows little else. Describe what the operator manages and "
+                          "how to start.", severity="error")
+        elif len(s.strip()) < dmin:
+            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters besides surrounding spaces; the catalog CI "
+                          "counts the spaces and accepts it, but the console's operator page shows almost nothing. Describe what the "
+                          "operator manages and how to start.", severity="warning")
     prov = sp.get("provider")
     if not is_blank(prov):
         if not isinstance(prov, Mapping):
-            yield finding(MF, sf, prov, f"spec.provider must be a mapping such as '{{name: Example Inc.}}', not {prov.type_name()}.")
+            yield finding(MF, sf, prov, f"spec.provider must be a mapping such as '{{name: Example Inc.}}', not {prov.type_name()}; "
+                          "the API server refuses the CSV.", severity="error")
         else:
             pn = prov.get("name")
             if not is_blank(pn):
                 s = text(pn)
+                pmin = lim["provider_name"]["min"]
                 if s is None:
-                    yield finding(MF, sf, pn, f"spec.provider.name must be a string, not {pn.type_name()}.")
-                elif len(s.strip()) < lim["provider_name"]["min"]:
-                    yield finding(MF, sf, pn, f"spec.provider.name '{s}' is shorter than {lim['provider_name']['min']} characters; "
-                                  "catalog CI fails it. Write the company or project name.")
+                    yield finding(MF, sf, pn, f"spec.provider.name must be a string, not {pn.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
+                elif not re.match(r".{%d}" % pmin, s):
+                    yield finding(MF, sf, pn, f"spec.provider.name '{shown(pn)}' is shorter than {pmin} characters; the catalog CI's "
+                                  "required-fields check fails it. Write the company or project name.", severity="error")
+                elif len(s.strip()) < pmin:
+                    yield finding(MF, sf, pn, f"spec.provider.name '{s.strip()}' has fewer than {pmin} characters besides spaces; "
+                                  "the catalog CI counts the spaces and accepts it. Write the company or project name.",
+                                  severity="warning")
             pu = prov.get("url")
             if not is_blank(pu):
                 s = text(pu)
@@ -551,46 +602,89 @@ def csv_metadata_format(bundle: Bundle, ctx):
     mt = sp.get("maintainers")
     if not is_blank(mt):
         if not isinstance(mt, Sequence):
-            yield finding(MF, sf, mt, f"spec.maintainers must be a list of '{{name, email}}' entries, not {mt.type_name()}.")
+            yield finding(MF, sf, mt, f"spec.maintainers must be a list of '{{name, email}}' entries, not {mt.type_name()}; the API "
+                          "server refuses the CSV and the catalog CI's required-fields check fails it.", severity="error")
         else:
             for item in mt:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"each maintainer must be a mapping with name and email, not {item.type_name()}.")
+                    yield finding(MF, sf, item, f"each maintainer must be a mapping with name and email, not {item.type_name()}; the "
+                                  "API server refuses the CSV.", severity="error")
                     continue
                 nm, em = item.get("name"), item.get("email")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name; operator-sdk's validator and catalog CI require both name and email. Add 'name: <person or team>'.")
+                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name; operator-sdk's validator and the "
+                                  "catalog CI require both name and email. Add 'name: <person or team>'.", severity="error")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the maintainer's name must be a string, not {nm.type_name()}.")
+                    yield finding(MF, sf, nm, f"the maintainer's name must be a string, not {nm.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
                 if is_blank(em):
-                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email; operator-sdk's validator and catalog CI require both name and email. Add 'email: <address>'.")
+                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email; operator-sdk's validator and the "
+                                  "catalog CI require both name and email. Add 'email: <address>'.", severity="error")
                 else:
                     s = text(em)
-                    p = email_problem(s) if s is not None else f"is {em.type_name()}"
+                    if s is None:
+                        yield finding(MF, sf, em, f"the maintainer email must be a string, not {em.type_name()}; the API server refuses "
+                                      "the CSV.", severity="error")
+                        continue
+                    goerr = go_mail_address_error(s)
+                    if goerr:
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' is not an e-mail address Go's mail parser accepts; "
+                                      "operator-sdk's operatorhub validator, run by the catalog CI, fails it and users cannot reach you. "
+                                      "Write an address such as team@example.com.", severity="error")
+                        continue
+                    p = email_problem(s)
                     if p:
-                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}; operator-sdk's validator (run by catalog CI) fails it and users cannot reach you. Write an address such as team@example.com.")
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}; Go's address parser, which operator-sdk's "
+                                      "validator uses, accepts it (a warning), but mail clients and readers may not. Write a plain "
+                                      "address such as team@example.com.", severity="warning")
 
     lk = sp.get("links")
     if not is_blank(lk):
         if not isinstance(lk, Sequence):
-            yield finding(MF, sf, lk, f"spec.links must be a list of '{{name, url}}' entries, not {lk.type_name()}.")
+            yield finding(MF, sf, lk, f"spec.links must be a list of '{{name, url}}' entries, not {lk.type_name()}; the API server "
+                          "refuses the CSV and the catalog CI's required-fields check fails it.", severity="error")
         else:
             for item in lk:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"each link must be a mapping with name and url, not {item.type_name()}.")
+                    yield finding(MF, sf, item, f"each link must be a mapping with name and url, not {item.type_name()}; the API "
+                                  "server refuses the CSV.", severity="error")
                     continue
                 nm, u = item.get("name"), item.get("url")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this link has no name; the console shows the name as the link text, and operator-sdk's validator requires it. Add 'name: Documentation' (or what it is).")
+                    yield finding(MF, sf, item if nm is None else nm, "this link has no name; the console shows the name as the link "
+                                  "text, and operator-sdk's validator (run by the catalog CI) requires it. Add 'name: Documentation' "
+                                  "(or what it is).", severity="error")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the link's name must be a string, not {nm.type_name()}.")
+                    yield finding(MF, sf, nm, f"the link's name must be a string, not {nm.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
                 if is_blank(u):
-                    yield finding(MF, sf, item if u is None else u, "this link has no url; operator-sdk's validator requires it. Add 'url: https://...'.")
-                else:
-                    s = text(u)
-                    p = url_problem(s) if s is not None else f"is {u.type_name()}, not a URL"
-                    if p:
-                        yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}; the console renders a broken link and operator-sdk's validator fails it. Write a full URL such as https://example.com/docs.")
+                    yield finding(MF, sf, item if u is None else u, "this link has no url; operator-sdk's validator (run by the "
+                                  "catalog CI) requires it. Add 'url: https://...'.", severity="error")
+                    continue
+                s = text(u)
+                if s is None:
+                    yield finding(MF, sf, u, f"the link URL must be a string, not {u.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
+                    continue
+                goerr = go_request_uri_error(s)
+                if goerr:
+                    fix = None
+                    if goerr == "invalid URI for request" and _HOST.match(s) and "://" not in s and "." in s.split("/", 1)[0]:
+                        fix = fix_value(sf, u, "https://" + s, "add https://")
+                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' is refused by Go's URL parser ({_GO_URL_WHY.get(goerr, goerr)}); operator-sdk's "
+                                  "operatorhub validator, run by the catalog CI, fails it. Write a full URL such as "
+                                  "https://example.com/docs.", severity="error", fix=fix)
+                    continue
+                p = url_problem(s)
+                if p:
+                    fix = None
+                    if " " in s.strip() and s == s.strip():
+                        fix = fix_value(sf, u, s.replace(" ", "%20") if u.style is None else dq(s.replace(" ", "%20")),
+                                        "encode the spaces")
+                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}; operator-sdk's validator accepts it (Go's parser takes "
+                                  "spaces in a path), so nothing refuses it, but the console's link may not lead where you meant. "
+                                  "Write a full http(s) URL" + (" with %20 for each space." if fix else ", e.g. https://example.com/docs."),
+                                  severity="warning", fix=fix)
 
     yield from _icon(sf, sp.get("icon"))
 
@@ -601,11 +695,17 @@ def csv_metadata_format(bundle: Bundle, ctx):
             if isinstance(kw, Scalar) and isinstance(kw.value, str):
                 words = [w.strip() for w in kw.value.split(",") if w.strip()]
                 fix = fix_value(sf, kw, "[" + ", ".join(dq(w) for w in words) + "]", "write keywords as a list")
-            yield finding(MF, sf, kw, f"spec.keywords must be a list of words, not {kw.type_name()}; the API server refuses the CSV. Write '[word, word]'.", fix=fix)
+            yield finding(MF, sf, kw, f"spec.keywords must be a list of words, not {kw.type_name()}; the API server refuses the CSV. "
+                          "Write '[word, word]'.", severity="error", fix=fix)
         else:
             for w in kw:
-                if not (isinstance(w, Scalar) and isinstance(w.value, str) and w.value.strip()):
-                    yield finding(MF, sf, w, f"each keyword must be a non-empty string, not {w.type_name()}.")
+                if isinstance(w, Scalar) and isinstance(w.value, str):
+                    if not w.value.strip():
+                        yield finding(MF, sf, w, "this keyword is empty; OperatorHub search gains nothing from it (nothing refuses "
+                                      "it, hence a warning). Remove it or write a word.", severity="warning")
+                else:
+                    yield finding(MF, sf, w, f"each keyword must be a string, not {w.type_name()}; the API server refuses the CSV. "
+                                  "Quote it.", severity="error")
 
 
 _NO_SPACE = {ord(c): None for c in string.whitespace}
@@ -633,45 +733,55 @@ def _icon(sf, icon):
         return
     mediatypes = data()["icon_mediatypes"]
     if not isinstance(icon, Sequence):
-        yield finding(MF, sf, icon, f"spec.icon must be a list with one entry '{{base64data, mediatype}}', not {icon.type_name()}; the API server refuses the CSV. Put '- ' before base64data.")
+        yield finding(MF, sf, icon, f"spec.icon must be a list with one entry '{{base64data, mediatype}}', not {icon.type_name()}; the API server refuses the CSV. Put '- ' before base64data.",
+                      severity="error")
         return
     if len(icon) > 1:
-        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries; the console shows only the first and operator-sdk's validator (run by catalog CI) fails more than one. Keep one icon.")
+        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries; the console shows only the first and operator-sdk's operatorhub validator (run by the catalog CI) fails more than one. Keep one icon.",
+                      severity="error")
     entry = icon.items[0]
     if not isinstance(entry, Mapping):
-        yield finding(MF, sf, entry, f"the icon must be a mapping with base64data and mediatype, not {entry.type_name()}.")
+        yield finding(MF, sf, entry, f"the icon must be a mapping with base64data and mediatype, not {entry.type_name()}; the API server refuses the CSV.",
+                      severity="error")
         return
     b64, mt = entry.get("base64data"), entry.get("mediatype")
     mts = text(mt)
     if is_blank(mt):
-        yield finding(MF, sf, entry if mt is None else mt, f"the icon has no mediatype; the console cannot show it and catalog CI fails it. Add 'mediatype: image/png' (or {', '.join(mediatypes)}).")
-    elif mts is None or mts.strip() not in mediatypes:
+        yield finding(MF, sf, entry if mt is None else mt, f"the icon has no mediatype; the console cannot show it, the API server refuses an icon without one and the catalog CI fails it. Add 'mediatype: image/png' (or {', '.join(mediatypes)}).",
+                      severity="error")
+    elif mts is None or mts not in mediatypes:
         close = difflib.get_close_matches((mts or "").strip().lower(), mediatypes, n=1, cutoff=0.6)
         fix = fix_value(sf, mt, close[0], f"use {close[0]}") if close and isinstance(mt, Scalar) else None
-        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt)}' is not one of {', '.join(mediatypes)}; the console cannot show the icon and catalog CI fails it." + (f" Write '{close[0]}'." if close else ""), fix=fix)
+        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt)}' is not one of {', '.join(mediatypes)}; the console cannot show the icon and the catalog CI (and operator-sdk's validator) fail it." + (f" Write '{close[0]}'." if close else ""),
+                      severity="error", fix=fix)
         mts = None
     if is_blank(b64):
-        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data; the console shows a placeholder and catalog CI fails it. Add the base64-encoded image.")
+        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data; the console shows a placeholder, the API server refuses an icon without it and the catalog CI fails it. Add the base64-encoded image.",
+                      severity="error")
         return
     s = text(b64)
     if s is None:
-        yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}.")
+        yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}; the API server refuses the CSV.",
+                      severity="error")
         return
     form, sniffed = _icon_data(s)
     if form == "data-url":
-        yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the console adds the 'data:<mediatype>;base64,' prefix itself, so the image breaks. Keep only the base64 text after the comma.")
+        yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the catalog CI's icon check decodes it as base64 and fails, and the console adds the 'data:<mediatype>;base64,' prefix itself. Keep only the base64 text after the comma.",
+                      severity="error")
         return
     if form == "invalid":
-        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.")
+        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and the catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.",
+                      severity="error")
         return
-    if mts is not None and sniffed is not None and sniffed != mts.strip():
+    if mts is not None and sniffed is not None and sniffed != mts:
         kind = sniffed.split("/")[1].upper().replace("+XML", "")
         fix = fix_value(sf, mt, sniffed, f"use {sniffed}")
         if "svg" in sniffed or "svg" in mts:
-            yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts.strip()}; browsers do not guess SVG, so the console shows a broken image. Write 'mediatype: {sniffed}'.", fix=fix)
+            why = "browsers do not guess SVG, so the console most likely shows a broken image"
         else:
-            yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts.strip()}; browsers guess raster formats, so it shows today, but the declared type is wrong. Write 'mediatype: {sniffed}'.",
-                          severity="warning", fix=fix)
+            why = "browsers guess raster formats, so it shows today, but the declared type is wrong"
+        yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts}; {why}. Nothing refuses it (the catalog CI checks only that the mediatype is one of the four), hence a warning. Write 'mediatype: {sniffed}'.",
+                      severity="warning", fix=fix)
 
 
 # ---------------------------------------------------------------------------------------
