@@ -39,8 +39,19 @@ def _name_problem(s: str) -> Optional[str]:
     return None
 
 
+_CSV_GO = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/csv.go"
+_CSV_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"
+_PIPE_COMMON = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"
+_PIPE_COMMUNITY = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/bundle.py"
+_HUB_GO = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/operatorhub.go"
+
+
 @rule("csv-name", "error", "metadata.name or spec.replaces is not a valid CSV name (DNS-1123, at most 63 characters)",
-      category="csv")
+      category="csv", refused_by=[
+          refusal("api-server", "an object name that is not a DNS-1123 subdomain", "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"),
+          refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails a metadata.name or spec.replaces "
+                  "that is not a DNS-1123 subdomain and a valid label value (at most 63 characters)", _CSV_GO),
+      ])
 def csv_name(bundle: Bundle, ctx):
     """
     What: the CSV's `metadata.name` and `spec.replaces` must be DNS-1123 subdomain names
@@ -51,6 +62,9 @@ def csv_name(bundle: Bundle, ctx):
     the `olm.owner` label of everything it creates, and label values are limited to 63
     characters; operator-sdk's validator (run by catalog CI) fails such a bundle. A `replaces`
     that is not a valid name can never match a CSV, so the upgrade edge is lost.
+
+    Refused by: the API server (object names) and operator-sdk's CSV validator, which the
+    catalog CI runs.
 
     Fix: use `<package>.v<version>`, e.g. `my-operator.v1.2.3`, in lower case.
 
@@ -138,16 +152,22 @@ def csv_name_convention(bundle: Bundle, ctx):
                       f"then shows a version the bundle is not. Name it '{m.group('op')}.v{version}', or fix spec.version.")
 
 
-@rule("csv-version", "error", "spec.version is not a semantic version", category="csv")
+@rule("csv-version", "error", "spec.version is not a semantic version", category="csv", refused_by=[
+    refusal("catalog-ci", "check_required_fields fails a spec.version that is not a strict semantic version", _PIPE_COMMUNITY),
+    refusal("olm-install", "OLM decodes spec.version with semver.ParseTolerant: a value that is not a string, or not a version even "
+            "tolerantly, makes the bundle's CSV undecodable",
+            "https://github.com/operator-framework/api/blob/master/pkg/lib/version/version.go"),
+])
 def csv_version(bundle: Bundle, ctx):
     """
     What: `spec.version` must be a semantic version string (`MAJOR.MINOR.PATCH`, optionally
     `-prerelease` and `+build`), without a leading `v`. (A CSV without `spec.version` is
     reported by `csv-required-fields`.)
 
-    Why: OLM parses it as semver to order bundles (semver-mode channels, skipRange); the API
-    server refuses a CSV whose version does not parse, and an unquoted `1.0` is read by YAML
-    as a number.
+    Why: OLM parses it as semver to order bundles (semver-mode channels, skipRange). The
+    catalog CI's required-fields check fails anything but a strict semantic version (OLM
+    itself parses tolerantly: `v1.2` passes there); a number (an unquoted `1.0` is read by
+    YAML as a float) or text that is no version at all makes the CSV undecodable for OLM.
 
     Fix: write the version as `1.2.3` (quoted if in doubt).
 
@@ -190,7 +210,7 @@ def csv_version(bundle: Bundle, ctx):
         hint = f" For example: {_semverish(s)}."
     yield finding("csv-version", sf, v,
                   f"spec.version '{s}' is not a semantic version (MAJOR.MINOR.PATCH[-prerelease][+build], numbers without "
-                  f"leading zeros); OLM cannot order this bundle and the API server refuses the CSV.{hint}", fix=fix)
+                  f"leading zeros); the catalog CI's semver check fails it and tools that order bundles strictly cannot place it.{hint}", fix=fix)
 
 
 def _semverish(s: str) -> str:
@@ -199,14 +219,18 @@ def _semverish(s: str) -> str:
     return ".".join(parts[:3])
 
 
-@rule("csv-version-directory", "error", "In a catalog repository, the version directory differs from spec.version", category="csv")
+@rule("csv-version-directory", "error", "In a catalog repository, the version directory differs from spec.version", category="csv",
+      refused_by=[refusal("catalog-ci", "check_operator_version_directory_name fails a bundle whose directory name is not its CSV's "
+                          "spec.version (added January 2026)", _PIPE_COMMON)])
 def csv_version_directory(bundle: Bundle, ctx):
     """
     What: in a catalog repository (`operators/<name>/<version>/`), the version directory's
     name equals the CSV's `spec.version`.
 
-    Why: catalog CI (`check_operator_version_directory_name`) fails the pull request
-    otherwise, and people and tools find bundles by that directory.
+    Why: catalog CI (`check_operator_version_directory_name`, since January 2026) fails the
+    pull request otherwise, and people and tools find bundles by that directory. (A few
+    bundles merged before the check, e.g. a directory 0.4.1 holding version 0.4.0, which
+    duplicates the 0.4.0 bundle's version.)
 
     Fix: rename the directory to the version, or correct `spec.version`.
 
@@ -242,7 +266,19 @@ def _profile_set(ctx, names) -> bool:
 
 
 @rule("csv-required-fields", "error", "A field the CSV documentation requires is missing (error when OLM, the console or catalog CI needs it)",
-      category="csv", mixed=True)
+      category="csv", mixed=True, refused_by=[
+          refusal("api-server", "the ClusterServiceVersion CRD requires metadata, spec, spec.displayName and spec.install; "
+                  "every object needs metadata.name", _CSV_CRD),
+          refusal("catalog-ci", "check_required_fields fails a CSV without spec.displayName, description, icon, version, "
+                  "maintainers, provider.name or links", _PIPE_COMMUNITY),
+          refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails a CSV without "
+                  "installModes or without the install strategy's required fields", _CSV_GO),
+          refusal("olm-install", "OLM installs nothing without an install strategy with deployments",
+                  "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/install/resolver.go"),
+          refusal("certification", "Red Hat certification requires the categories, description, containerImage, createdAt, "
+                  "support and operators.openshift.io/valid-subscription annotations (certified profile)",
+                  "https://docs.redhat.com/en/documentation/red_hat_software_certification/2026/plan-operator_requirements"),
+      ])
 def csv_required_fields(bundle: Bundle, ctx):
     """
     What: fields the CSV documentation requires, by consequence.
@@ -263,8 +299,11 @@ def csv_required_fields(bundle: Bundle, ctx):
     `options: {csv-required-fields: {optional: [spec.labels, spec.keywords, capabilities]}}`.
 
     Why: OLM cannot install a CSV without its install strategy or install modes; the console
-    shows the name, description, provider and maintainers on the OperatorHub tile and page;
-    catalog CI checks these fields.
+    shows the name, description, provider and maintainers on the OperatorHub tile and page.
+    Refused by: the API server (the CSV CRD requires spec.displayName and spec.install),
+    the community catalog CI (`check_required_fields`, and operator-sdk's validator for
+    installModes), OLM (no install strategy) and, in `certified`, Red Hat certification. A
+    `spec` that is null or not a mapping is one error at the `spec` key naming them all.
 
     Fix: add the field (see the message for the expected shape).
 
@@ -305,12 +344,22 @@ def _required(bundle: Bundle, ctx):
                       "(generateName is not enough)", "Add 'name: <package>.v<version>'.")
     spn = root.get("spec")
     if spn is None:
-        yield finding(RF, sf, root, "the CSV has no spec: OLM has no version, install strategy or install modes to work "
-                      "with. Add spec (operator-sdk generate bundle writes it).")
+        yield finding(RF, sf, root, "the CSV has no spec: the API server refuses a CSV without spec.displayName and "
+                      "spec.install, and OLM has no version, install strategy or install modes to work with. Add spec "
+                      "(operator-sdk generate bundle writes it).", severity="error")
         return
     sp = mapping(spn)
     if sp is None:
-        return  # manifest-invalid reports a spec of the wrong type
+        # null, a scalar or a list: every required field is missing (manifest-invalid reports the type at the value)
+        what = "empty (null)" if isinstance(spn, Scalar) and spn.value is None else spn.type_name()
+        needed = ["version", "displayName", "description", "provider.name", "maintainers", "install", "installModes"]
+        if ctx.profile in ("community", "operatorhub"):
+            needed += ["icon", "links"]
+        yield finding(RF, sf, root.key_node("spec") or spn,
+                      f"spec is {what}, so the CSV has none of the fields it requires ({', '.join('spec.' + n for n in needed)}): "
+                      "the API server refuses a CSV without spec.displayName and spec.install, and OLM has nothing to install. "
+                      "Write spec as a mapping with these fields (operator-sdk generate bundle writes it).", severity="error")
+        return
 
     def need(key, what, why, how, severity=None):
         v = sp.get(key)
@@ -466,21 +515,16 @@ def _sniff(b: bytes) -> Optional[str]:
     return None
 
 
-_CSV_SRC = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/bundle.py"
-_HUB_SRC = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/operatorhub.go"
-_CRD_SRC = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"
-
-
 @rule("csv-metadata-format", "error", "A CSV field is there but malformed (maintainers, links, icon, displayName, description, provider)",
       category="csv", mixed=True, refused_by=[
           refusal("catalog-ci", "check_required_fields fails a displayName whose first 3 characters are not there, a description under "
                   "20 characters, a provider.name under 3, an invalid icon (not base64, mediatype outside gif/jpeg/png/svg+xml), "
-                  "maintainers or links that are not lists of {name, email} / {name, url} strings", _CSV_SRC),
+                  "maintainers or links that are not lists of {name, email} / {name, url} strings", _PIPE_COMMUNITY),
           refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which fails on its "
                   "errors) fails a maintainer e-mail Go's mail.ParseAddress rejects, a link URL Go's url.ParseRequestURI rejects, a link "
-                  "or maintainer without name, more than one icon", _HUB_SRC),
+                  "or maintainer without name, more than one icon", _HUB_GO),
           refusal("api-server", "the ClusterServiceVersion CRD's schema refuses values of the wrong type (a displayName that is not a "
-                  "string, keywords that are not a list of strings, an icon entry without base64data or mediatype)", _CRD_SRC),
+                  "string, keywords that are not a list of strings, an icon entry without base64data or mediatype)", _CSV_CRD),
       ])
 def csv_metadata_format(bundle: Bundle, ctx):
     """
@@ -788,15 +832,18 @@ def _icon(sf, icon):
 # capabilities, categories, install modes
 
 
-@rule("csv-capabilities", "error", "The capabilities annotation is not one of the five capability levels", category="csv")
+@rule("csv-capabilities", "error", "The capabilities annotation is not one of the five capability levels", category="csv",
+      refused_by=[refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which "
+                          "fails on its errors) errors on a capabilities value outside the five levels", _HUB_GO)])
 def csv_capabilities(bundle: Bundle, ctx):
     """
     What: the CSV annotation `capabilities` is exactly one of `Basic Install`,
     `Seamless Upgrades`, `Full Lifecycle`, `Deep Insights`, `Auto Pilot` (letter case and
     spaces matter). An empty or missing annotation is a `csv-required-fields` warning.
 
-    Why: the console and OperatorHub show the capability level from it and filter by it;
-    operator-sdk's validator (run by catalog CI) fails any other value.
+    Why: the console and OperatorHub show the capability level from it and filter by it.
+    Refused by operator-sdk's operatorhub validator (checkCapabilities, an error), which the
+    community catalog CI runs and fails on (its own required-fields check only warns).
 
     Fix: write one of the five levels.
 
@@ -832,7 +879,9 @@ def csv_capabilities(bundle: Bundle, ctx):
                   + (f" (probably '{guess}')." if guess else "."), fix=fix)
 
 
-@rule("csv-categories", "error", "A category in the categories annotation is outside the standard set", category="csv")
+@rule("csv-categories", "error", "A category in the categories annotation is outside the standard set", category="csv",
+      refused_by=[refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which "
+                          "fails on its errors) errors on a category outside the standard set", _HUB_GO)])
 def csv_categories(bundle: Bundle, ctx):
     """
     What: the CSV annotation `categories` is a comma-separated list of standard categories
@@ -842,9 +891,10 @@ def csv_categories(bundle: Bundle, ctx):
     Streaming & Messaging). A catalog with its own set lists it under `categories:` in
     `.olm-check.yaml`.
 
-    Why: OperatorHub files the operator under these categories; operator-sdk's operatorhub
-    validator (run by catalog CI) fails any other value, and a misspelt category leaves the
-    operator out of its section.
+    Why: OperatorHub files the operator under these categories, and a misspelt category
+    leaves the operator out of its section. Refused by operator-sdk's operatorhub validator
+    (checkCategories, an error), which the community catalog CI runs and fails on (its own
+    required-fields check only warns).
 
     Fix: use the standard spelling, separated by commas.
 
@@ -895,7 +945,14 @@ def csv_categories(bundle: Bundle, ctx):
                   fix=fix)
 
 
-@rule("install-modes", "error", "installModes is empty, lists a mode twice or an unknown one, or supports none", category="csv")
+@rule("install-modes", "error", "installModes is empty, lists a mode twice or an unknown one, or supports none", category="csv",
+      refused_by=[
+          refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails duplicate install modes "
+                  "and a CSV that supports none", _CSV_GO),
+          refusal("api-server", "the CSV CRD's schema requires each installMode entry to have a string type and a boolean supported", _CSV_CRD),
+          refusal("olm-install", "OLM refuses to install into an OperatorGroup whose mode the CSV does not support (UnsupportedOperatorGroup)",
+                  "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/olm/operator.go"),
+      ])
 def install_modes(bundle: Bundle, ctx):
     """
     What: `spec.installModes` lists install modes (`OwnNamespace`, `SingleNamespace`,
@@ -905,7 +962,8 @@ def install_modes(bundle: Bundle, ctx):
     Why: OLM matches the operator's OperatorGroup against these; with none supported (or an
     empty list) the operator can be installed nowhere, a duplicate makes operator-sdk's
     validator fail, an unknown type is ignored, and `supported: "true"` (a string) makes the
-    API server refuse the CSV.
+    API server refuse the CSV. Refused by: OLM, operator-sdk's CSV validator (run by the
+    catalog CI) and the API server.
 
     Fix: list each mode once with `supported: true` or `false`.
 
