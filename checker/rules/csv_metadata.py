@@ -587,10 +587,10 @@ def csv_metadata_format(bundle: Bundle, ctx):
             n = len(s.strip())
             lo, hi = lim["display_name"]["min"], lim["display_name"]["max"]
             if n > hi:
-                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the catalog documents a limit of {hi} and the "
-                              "OperatorHub tile cuts long names off (its CI check matches only the first characters, so it accepts "
-                              "the name: a warning). Shorten it to the product name, e.g. 'Example Operator', and move the rest into "
-                              "the description.", severity="warning")
+                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the community catalog documents {lo} to {hi} "
+                              "characters for the name OperatorHub shows, but its CI check matches only the first characters and "
+                              "accepts longer names (a warning). Shorten it to the product name, e.g. 'Example Operator', and move "
+                              "the rest into the description.", severity="warning")
             elif not re.match(r".{%d}" % lo, s):
                 yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters; the catalog CI's "
                               "required-fields check fails it. Write the operator's readable name.", severity="error")
