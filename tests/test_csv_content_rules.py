@@ -10,6 +10,7 @@ import pytest
 
 from checker.api import check
 from checker.rules import PROFILES
+from checker.rules.csv_common import go_mail_address_error, go_request_uri_error
 from checker.rules.csv_metadata import email_problem, url_problem
 
 CSV = "manifests/example-operator.clusterserviceversion.yaml"
@@ -104,27 +105,42 @@ def test_one_line_fixes(bundle, old, new, rule, replacement):
     assert fixes == [replacement]
 
 
-def test_eighty_character_display_name_fails(bundle):
+def test_eighty_character_display_name_is_a_warning(bundle):
+    """The catalog CI's `.{3,50}` is matched with re.match (a prefix): it accepts longer names.
+    The length is worth saying, but nothing refuses it (calibration)."""
     name = "X" * 80
     res = bundle(("  displayName: Example Operator\n", f"  displayName: {name}\n"))
     (f,) = _of(res, "csv-metadata-format")
-    assert f.severity == "error" and (f.line, f.column) == (25, 16) and "80 characters" in f.message
-    assert res.exit_code == 1
+    assert f.severity == "warning" and (f.line, f.column) == (25, 16) and "80 characters" in f.message
+    assert res.exit_code == 0
 
 
-@pytest.mark.parametrize("email", [
-    "maintainers@example", "maintainers at example.com", "@example.com", "a@@example.com", "a@example..com",
-    "Example <a@example.com>", " a@example.com", "a@-example.com", "a..b@example.com", "a@example.c",
-])
-def test_invalid_emails_fail(bundle, email):
-    res = bundle(("      email: maintainers@example.com\n", f"      email: '{email}'\n"))
+def test_two_character_display_name_is_an_error(bundle):
+    res = bundle(("  displayName: Example Operator\n", "  displayName: XY\n"))
     (f,) = _of(res, "csv-metadata-format")
-    assert f.severity == "error" and f.line == 36 and "email" in f.message
+    assert (f.severity, f.line, f.column) == ("error", 25, 16) and "shorter than 3" in f.message
+
+
+@pytest.mark.parametrize("email,severity", [
+    # what Go's mail.ParseAddress (operator-sdk's operatorhub validator) refuses: errors
+    ("maintainers at example.com", "error"), ("@example.com", "error"), ("a@@example.com", "error"),
+    ("a@example..com", "error"), ("a..b@example.com", "error"), ("maintainers(at)example.com", "error"),
+    ("a@example.com, b@example.com", "error"), ("Team <a@example.com", "error"),
+    # what Go accepts but is unusual: warnings
+    ("maintainers@example", "warning"), ("Example <a@example.com>", "warning"), (" a@example.com", "warning"),
+    ("a@-example.com", "warning"), ("a@example.c", "warning"), ("a@example.com'", "warning"),
+])
+def test_emails_are_judged_as_go_parses_them(bundle, email, severity):
+    quoted = "'" + email.replace("'", "''") + "'"
+    res = bundle(("      email: maintainers@example.com\n", f"      email: {quoted}\n"))
+    (f,) = _of(res, "csv-metadata-format")
+    assert (f.severity, f.line, f.column) == (severity, 36, 14) and "email" in f.message
 
 
 @pytest.mark.parametrize("email", ["a@example.com", "first.last+tag@sub.example.co.uk", "o'brien@example.org", "x_y-z@ex-ample.io"])
 def test_valid_emails_pass(email):
     assert email_problem(email) is None
+    assert go_mail_address_error(email) is None
 
 
 @pytest.mark.parametrize("url,ok", [
@@ -134,6 +150,36 @@ def test_valid_emails_pass(email):
 ])
 def test_urls(url, ok):
     assert (url_problem(url) is None) == ok, url_problem(url)
+
+
+@pytest.mark.parametrize("url,go_error", [
+    # Go's url.ParseRequestURI, as operator-sdk's link check calls it
+    ("https://example.com/docs", None), ("https://aws.amazon.com/S3 Control/developer-resources/", None),
+    ("mailto:team@example.com", None), ("/docs", None), ("https://", None), ("ftp://example.com", None),
+    ("example.com/docs", "invalid URI for request"), ("https://exa mple.com", 'invalid character " " in host name'),
+    ("https://example.com:notaport/", 'invalid port ":notaport" after host'), ("https://example.com/\x07", "net/url: invalid control character in URL"),
+    ("https://example.com/%zz", 'invalid URL escape "%zz"'), (":x", "missing protocol scheme"), ("", "empty url"),
+])
+def test_link_urls_are_parsed_as_go_parses_them(url, go_error):
+    assert go_request_uri_error(url) == go_error
+
+
+@pytest.mark.parametrize("url,severity,fix", [
+    ("https://example.com/My Docs/", "warning", "      url: https://example.com/My%20Docs/"),
+    ("example.com/docs", "error", "      url: https://example.com/docs"),
+    ("'https://example.com/\\x07'", None, None),
+    ('"https://example.com/\\x07"', "error", None),
+    ("mailto:team@example.com", "warning", None),
+])
+def test_link_url_severity_follows_gos_parser(bundle, url, severity, fix):
+    res = bundle(("      url: https://example.com/docs\n", f"      url: {url}\n"))
+    found = _of(res, "csv-metadata-format")
+    if severity is None:  # a literal backslash-x07 in single quotes is four characters, not a control byte
+        assert not found
+        return
+    (f,) = found
+    assert (f.severity, f.line, f.column) == (severity, 39, 12)
+    assert (f.fix.replacement if f.fix else None) == fix
 
 
 def test_missing_field_is_reported_once(bundle):
@@ -204,7 +250,9 @@ def test_documented_only_fields_can_be_made_optional(bundle):
     assert not _of(check(["."]), "csv-required-fields")
 
 
-def test_raster_icon_type_mixup_is_a_warning_svg_mixup_an_error(bundle):
+def test_icon_type_mixups_are_warnings(bundle):
+    """The catalog CI checks only that the mediatype is one of four; nothing compares it with
+    the data (calibration: a warning, raster or SVG)."""
     import base64
 
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
@@ -212,7 +260,12 @@ def test_raster_icon_type_mixup_is_a_warning_svg_mixup_an_error(bundle):
     res = bundle((svg, png), ("mediatype: image/svg+xml", "mediatype: image/jpeg"))
     assert [(f.severity, f.fix.replacement.strip()) for f in _of(res, "csv-metadata-format")] == [("warning", "mediatype: image/png")]
     res = bundle(("mediatype: image/jpeg", "mediatype: image/svg+xml"))
-    assert [f.severity for f in _of(res, "csv-metadata-format")] == ["error"]
+    assert [(f.severity, "do not guess SVG" in f.message) for f in _of(res, "csv-metadata-format")] == [("warning", True)]
+
+
+def test_empty_keyword_is_a_warning_a_number_an_error(bundle):
+    res = bundle(("    - widgets\n", "    - ''\n    - 5\n"))
+    assert [(f.severity, f.line) for f in _of(res, "csv-metadata-format")] == [("warning", 41), ("error", 42)]
 
 
 def test_max_openshift_version_in_olm_properties_is_not_flagged(bundle):

@@ -8,14 +8,17 @@ number where a string belongs) and returns nothing for it.
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Optional
 
 from ..model import Bundle
 from ..nodes import Mapping, Node, Scalar, Sequence
-from . import check, define, finding, value_fix
+from . import check, define, finding, refusal, value_fix
 
 CAT = "csv"
+_CSV_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"
+_OLM_REQ = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/olm/requirements.go"
 
 
 # ---------------------------------------------------------------------------------------
@@ -117,9 +120,10 @@ _CRD_EXPLANATION = """
     the documentation also requires `displayName` and `description` for every entry.
 
     Why: OLM matches {why}. Without name, version or kind (or with a name that is not
-    `<plural>.<group>`) it cannot match the CRD and the install fails (error). displayName and
-    description are what the console shows for the API; nothing refuses the CSV without them
-    (warning).
+    `<plural>.<group>`) it cannot match the CRD and the install fails (error: the API server
+    refuses an entry without name, version or kind, as the CSV CRD's schema requires them,
+    and OLM's requirement check finds no CRD of that name). displayName and description are
+    what the console shows for the API; nothing refuses the CSV without them (warning).{extra}
 
     Fix: fill in the missing field.
 
@@ -140,13 +144,43 @@ _CRD_EXPLANATION = """
 
 define("owned-crd-fields", "error", "An owned CRD entry lacks name, version or kind (error), or displayName/description (warning)",
        category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
-           which="owned", why="owned entries to the CRDs shipped in the bundle by name and serves the API from the listed version"))
+           which="owned", why="owned entries to the CRDs shipped in the bundle by name and serves the API from the listed version",
+           extra="\n    CRDs listed in the `operators.operatorframework.io/internal-objects` annotation get no\n"
+                 "    displayName/description warning: the console hides them."),
+       refused_by=[
+           refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every owned entry", _CSV_CRD),
+           refusal("olm-install", "OLM's requirement check looks the owned CRD up by name and version; with none matching the CSV "
+                   "stays Pending (RequirementsNotMet)", _OLM_REQ),
+       ])
 
 define("required-crd-fields", "error", "A required CRD entry lacks name, version or kind (error), or displayName/description (warning)",
        category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
-           which="required", why="required entries to CRDs already on the cluster by name, version and kind before it installs the operator (the CSV stays Pending until they exist)"))
+           which="required", why="required entries to CRDs already on the cluster by name, version and kind before it installs the operator (the CSV stays Pending until they exist)",
+           extra=""),
+       refused_by=[
+           refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every required entry", _CSV_CRD),
+           refusal("olm-install", "OLM's requirement check looks the required CRD up by name and version; with none matching the CSV "
+                   "stays Pending (RequirementsNotMet)", _OLM_REQ),
+       ])
 
 _CRD_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+")
+
+
+INTERNAL_OBJECTS = "operators.operatorframework.io/internal-objects"
+
+
+def internal_objects(csv) -> set:
+    """The CRD names the internal-objects annotation lists (a JSON array of strings); empty
+    when it is absent or malformed (the internal-objects rule reports that)."""
+    ann = csv.annotations()
+    node = ann.get(INTERNAL_OBJECTS) if ann is not None else None
+    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        return set()
+    try:
+        v = json.loads(node.value)
+    except ValueError:
+        return set()
+    return {x for x in v if isinstance(x, str)} if isinstance(v, list) else set()
 
 
 def _crd_entries(bundle: Bundle, rule_id: str, which: str):
@@ -165,6 +199,7 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
     lst = crds.get(which)
     if lst is None or (isinstance(lst, Scalar) and lst.value is None):
         return
+    internal = internal_objects(csv)
     if not isinstance(lst, Sequence):
         yield finding(rule_id, sf, lst, f"spec.customresourcedefinitions.{which} must be a list of CRD entries (name, version, kind, displayName, description), not {lst.type_name()}; the API server rejects the CSV.")
         return
@@ -186,6 +221,8 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
                 yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}' is {show(v)}, not a non-empty string ({what}); OLM cannot match the CRD. Write the {key} as a string.", severity="error")
             elif key == "name" and not _CRD_NAME.fullmatch(text(v)):
                 yield finding(rule_id, sf, v, f"the {which} CRD name '{text(v)}' is not '<plural>.<group>' (lowercase, with the API group after the first dot, e.g. widgets.example.com); a CRD's metadata.name always has that form, so OLM can never match this entry. Write the CRD's metadata.name.", severity="error")
+        if which == "owned" and text(entry.get("name")) in internal:
+            continue  # the console hides internal objects: their UI text is never shown
         yield from _ui_text(rule_id, sf, entry, f"the {which} CRD entry '{label}'")
 
 
@@ -279,7 +316,12 @@ def apiservice_definitions(bundle: Bundle, ctx):
 
 
 define("apiservice-definitions", "error", "An owned or required API service entry is incomplete, or names a deployment the CSV does not have",
-       category=CAT, mixed=True, explanation="""
+       category=CAT, mixed=True, refused_by=[
+           refusal("api-server", "the CSV CRD's schema requires group, version, kind and name in every API service entry", _CSV_CRD),
+           refusal("olm-install", "OLM creates the owned APIService's service and certificate for deploymentName and checks required "
+                   "APIServices before installing; a missing field or deployment leaves the CSV failing or Pending",
+                   "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/install/apiservice.go"),
+       ], explanation="""
     What: each entry of `spec.apiservicedefinitions.owned` and `.required` needs `group`,
     `version`, `kind` and `name` (the plural resource); owned entries also need
     `deploymentName`, one of the deployments of the CSV's install strategy. `displayName`
@@ -289,7 +331,10 @@ define("apiservice-definitions", "error", "An owned or required API service entr
     its serving certificate and mounts it into the named deployment; for a required one it
     waits until that APIService is available. A missing field or a deployment that is not in
     the CSV means the APIService never becomes available and the CSV never succeeds (error).
-    displayName and description are console text (warning).
+    displayName and description are console text (warning). Refused by: the API server
+    (the CSV CRD's schema requires group, version, kind and name, as strings) and OLM's
+    install (it creates the APIService and its serving certificate for the named
+    deployment, and waits for required APIServices).
 
     Fix: add the missing field; set deploymentName to a deployment listed under
     `spec.install.spec.deployments`.
@@ -530,7 +575,14 @@ def disruption_budget(bundle: Bundle, ctx):
 
 
 define("disruption-budget", "error", "A bundled PodDisruptionBudget blocks every eviction, or a bundled PriorityClass is the cluster default",
-       category=CAT, explanation="""
+       category=CAT, refused_by=[
+           refusal("catalog-ci", "operator-framework/api's object validator (operator-sdk bundle validate) errors on a PDB with "
+                   "maxUnavailable 0/0% or minAvailable 100% and on a PriorityClass with globalDefault: true",
+                   "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/object.go"),
+           refusal("cluster-upgrade", "a PDB that allows no eviction makes nodes impossible to drain and blocks operator and cluster "
+                   "upgrades (OLM's documented limit for bundled PDBs)",
+                   "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/doc/design/adding-pod-disruption-budgets.md"),
+       ], explanation="""
     What: a PodDisruptionBudget in the bundle with `maxUnavailable: 0` (or `"0%"`) or
     `minAvailable: "100%"`; a PriorityClass in the bundle with `globalDefault: true`.
     (A percentage such as `maxUnavailable: "50%"` is fine: operator-sdk's validator reads any
@@ -539,7 +591,8 @@ define("disruption-budget", "error", "A bundled PodDisruptionBudget blocks every
     Why: OLM documents these limits for the objects it installs from a bundle. A budget that
     allows no disruption makes node drains hang, which stalls cluster upgrades and machine
     maintenance. A global-default PriorityClass changes the priority of every pod in the
-    cluster, not only the operator's.
+    cluster, not only the operator's. Refused by operator-framework/api's object validator
+    (operator-sdk bundle validate), and a budget without evictions blocks cluster upgrades.
 
     Fix: allow at least one disruption; set `globalDefault: false` and use
     `priorityClassName` in the operator's pods.

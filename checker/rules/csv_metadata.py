@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, refusal, rule
 from .csv_common import (
-    DNS1123_SUBDOMAIN, data, dq, fix_value, is_blank, is_semver, mapping, shown, text, the_csv,
+    DNS1123_SUBDOMAIN, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, is_semver, mapping,
+    shown, text, the_csv,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -38,8 +39,19 @@ def _name_problem(s: str) -> Optional[str]:
     return None
 
 
+_CSV_GO = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/csv.go"
+_CSV_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"
+_PIPE_COMMON = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"
+_PIPE_COMMUNITY = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/bundle.py"
+_HUB_GO = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/operatorhub.go"
+
+
 @rule("csv-name", "error", "metadata.name or spec.replaces is not a valid CSV name (DNS-1123, at most 63 characters)",
-      category="csv")
+      category="csv", refused_by=[
+          refusal("api-server", "an object name that is not a DNS-1123 subdomain", "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"),
+          refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails a metadata.name or spec.replaces "
+                  "that is not a DNS-1123 subdomain and a valid label value (at most 63 characters)", _CSV_GO),
+      ])
 def csv_name(bundle: Bundle, ctx):
     """
     What: the CSV's `metadata.name` and `spec.replaces` must be DNS-1123 subdomain names
@@ -50,6 +62,9 @@ def csv_name(bundle: Bundle, ctx):
     the `olm.owner` label of everything it creates, and label values are limited to 63
     characters; operator-sdk's validator (run by catalog CI) fails such a bundle. A `replaces`
     that is not a valid name can never match a CSV, so the upgrade edge is lost.
+
+    Refused by: the API server (object names) and operator-sdk's CSV validator, which the
+    catalog CI runs.
 
     Fix: use `<package>.v<version>`, e.g. `my-operator.v1.2.3`, in lower case.
 
@@ -137,16 +152,22 @@ def csv_name_convention(bundle: Bundle, ctx):
                       f"then shows a version the bundle is not. Name it '{m.group('op')}.v{version}', or fix spec.version.")
 
 
-@rule("csv-version", "error", "spec.version is not a semantic version", category="csv")
+@rule("csv-version", "error", "spec.version is not a semantic version", category="csv", refused_by=[
+    refusal("catalog-ci", "check_required_fields fails a spec.version that is not a strict semantic version", _PIPE_COMMUNITY),
+    refusal("olm-install", "OLM decodes spec.version with semver.ParseTolerant: a value that is not a string, or not a version even "
+            "tolerantly, makes the bundle's CSV undecodable",
+            "https://github.com/operator-framework/api/blob/master/pkg/lib/version/version.go"),
+])
 def csv_version(bundle: Bundle, ctx):
     """
     What: `spec.version` must be a semantic version string (`MAJOR.MINOR.PATCH`, optionally
     `-prerelease` and `+build`), without a leading `v`. (A CSV without `spec.version` is
     reported by `csv-required-fields`.)
 
-    Why: OLM parses it as semver to order bundles (semver-mode channels, skipRange); the API
-    server refuses a CSV whose version does not parse, and an unquoted `1.0` is read by YAML
-    as a number.
+    Why: OLM parses it as semver to order bundles (semver-mode channels, skipRange). The
+    catalog CI's required-fields check fails anything but a strict semantic version (OLM
+    itself parses tolerantly: `v1.2` passes there); a number (an unquoted `1.0` is read by
+    YAML as a float) or text that is no version at all makes the CSV undecodable for OLM.
 
     Fix: write the version as `1.2.3` (quoted if in doubt).
 
@@ -189,7 +210,7 @@ def csv_version(bundle: Bundle, ctx):
         hint = f" For example: {_semverish(s)}."
     yield finding("csv-version", sf, v,
                   f"spec.version '{s}' is not a semantic version (MAJOR.MINOR.PATCH[-prerelease][+build], numbers without "
-                  f"leading zeros); OLM cannot order this bundle and the API server refuses the CSV.{hint}", fix=fix)
+                  f"leading zeros); the catalog CI's semver check fails it and tools that order bundles strictly cannot place it.{hint}", fix=fix)
 
 
 def _semverish(s: str) -> str:
@@ -198,14 +219,18 @@ def _semverish(s: str) -> str:
     return ".".join(parts[:3])
 
 
-@rule("csv-version-directory", "error", "In a catalog repository, the version directory differs from spec.version", category="csv")
+@rule("csv-version-directory", "error", "In a catalog repository, the version directory differs from spec.version", category="csv",
+      refused_by=[refusal("catalog-ci", "check_operator_version_directory_name fails a bundle whose directory name is not its CSV's "
+                          "spec.version (added January 2026)", _PIPE_COMMON)])
 def csv_version_directory(bundle: Bundle, ctx):
     """
     What: in a catalog repository (`operators/<name>/<version>/`), the version directory's
     name equals the CSV's `spec.version`.
 
-    Why: catalog CI (`check_operator_version_directory_name`) fails the pull request
-    otherwise, and people and tools find bundles by that directory.
+    Why: catalog CI (`check_operator_version_directory_name`, since January 2026) fails the
+    pull request otherwise, and people and tools find bundles by that directory. (A few
+    bundles merged before the check, e.g. a directory 0.4.1 holding version 0.4.0, which
+    duplicates the 0.4.0 bundle's version.)
 
     Fix: rename the directory to the version, or correct `spec.version`.
 
@@ -241,7 +266,19 @@ def _profile_set(ctx, names) -> bool:
 
 
 @rule("csv-required-fields", "error", "A field the CSV documentation requires is missing (error when OLM, the console or catalog CI needs it)",
-      category="csv", mixed=True)
+      category="csv", mixed=True, refused_by=[
+          refusal("api-server", "the ClusterServiceVersion CRD requires metadata, spec, spec.displayName and spec.install; "
+                  "every object needs metadata.name", _CSV_CRD),
+          refusal("catalog-ci", "check_required_fields fails a CSV without spec.displayName, description, icon, version, "
+                  "maintainers, provider.name or links", _PIPE_COMMUNITY),
+          refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails a CSV without "
+                  "installModes or without the install strategy's required fields", _CSV_GO),
+          refusal("olm-install", "OLM installs nothing without an install strategy with deployments",
+                  "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/install/resolver.go"),
+          refusal("certification", "Red Hat certification requires the categories, description, containerImage, createdAt, "
+                  "support and operators.openshift.io/valid-subscription annotations (certified profile)",
+                  "https://docs.redhat.com/en/documentation/red_hat_software_certification/2026/plan-operator_requirements"),
+      ])
 def csv_required_fields(bundle: Bundle, ctx):
     """
     What: fields the CSV documentation requires, by consequence.
@@ -262,8 +299,11 @@ def csv_required_fields(bundle: Bundle, ctx):
     `options: {csv-required-fields: {optional: [spec.labels, spec.keywords, capabilities]}}`.
 
     Why: OLM cannot install a CSV without its install strategy or install modes; the console
-    shows the name, description, provider and maintainers on the OperatorHub tile and page;
-    catalog CI checks these fields.
+    shows the name, description, provider and maintainers on the OperatorHub tile and page.
+    Refused by: the API server (the CSV CRD requires spec.displayName and spec.install),
+    the community catalog CI (`check_required_fields`, and operator-sdk's validator for
+    installModes), OLM (no install strategy) and, in `certified`, Red Hat certification. A
+    `spec` that is null or not a mapping is one error at the `spec` key naming them all.
 
     Fix: add the field (see the message for the expected shape).
 
@@ -304,12 +344,22 @@ def _required(bundle: Bundle, ctx):
                       "(generateName is not enough)", "Add 'name: <package>.v<version>'.")
     spn = root.get("spec")
     if spn is None:
-        yield finding(RF, sf, root, "the CSV has no spec: OLM has no version, install strategy or install modes to work "
-                      "with. Add spec (operator-sdk generate bundle writes it).")
+        yield finding(RF, sf, root, "the CSV has no spec: the API server refuses a CSV without spec.displayName and "
+                      "spec.install, and OLM has no version, install strategy or install modes to work with. Add spec "
+                      "(operator-sdk generate bundle writes it).", severity="error")
         return
     sp = mapping(spn)
     if sp is None:
-        return  # manifest-invalid reports a spec of the wrong type
+        # null, a scalar or a list: every required field is missing (manifest-invalid reports the type at the value)
+        what = "empty (null)" if isinstance(spn, Scalar) and spn.value is None else spn.type_name()
+        needed = ["version", "displayName", "description", "provider.name", "maintainers", "install", "installModes"]
+        if ctx.profile in ("community", "operatorhub"):
+            needed += ["icon", "links"]
+        yield finding(RF, sf, root.key_node("spec") or spn,
+                      f"spec is {what}, so the CSV has none of the fields it requires ({', '.join('spec.' + n for n in needed)}): "
+                      "the API server refuses a CSV without spec.displayName and spec.install, and OLM has nothing to install. "
+                      "Write spec as a mapping with these fields (operator-sdk generate bundle writes it).", severity="error")
+        return
 
     def need(key, what, why, how, severity=None):
         v = sp.get(key)
@@ -417,7 +467,7 @@ def email_problem(s: str) -> Optional[str]:
     if s != s.strip():
         return "has spaces around it"
     if "<" in s or ">" in s:
-        return "holds a display name or angle brackets; write only the address (name: goes in 'name')"
+        return "holds a display name or angle brackets (the name goes in 'name')"
     if not _EMAIL.fullmatch(s) or len(s) > 254 or len(s.split("@", 1)[0]) > 64:
         return "is not an e-mail address (local-part@domain.tld)"
     return None
@@ -441,6 +491,15 @@ def url_problem(s: str) -> Optional[str]:
     return None
 
 
+# Go's url.ParseRequestURI reasons, told for people
+_GO_URL_WHY = {
+    "invalid URI for request": "no scheme such as https:// and not a path starting with /",
+    "net/url: invalid control character in URL": "it holds a control character",
+    "missing protocol scheme": "it starts with ':'",
+    "empty url": "it is empty",
+    "net/url: invalid userinfo": "invalid characters before '@'",
+}
+
 _MAGIC = (
     ("image/png", lambda b: b.startswith(b"\x89PNG\r\n\x1a\n")),
     ("image/jpeg", lambda b: b.startswith(b"\xff\xd8\xff")),
@@ -457,30 +516,47 @@ def _sniff(b: bytes) -> Optional[str]:
 
 
 @rule("csv-metadata-format", "error", "A CSV field is there but malformed (maintainers, links, icon, displayName, description, provider)",
-      category="csv", mixed=True)
+      category="csv", mixed=True, refused_by=[
+          refusal("catalog-ci", "check_required_fields fails a displayName whose first 3 characters are not there, a description under "
+                  "20 characters, a provider.name under 3, an invalid icon (not base64, mediatype outside gif/jpeg/png/svg+xml), "
+                  "maintainers or links that are not lists of {name, email} / {name, url} strings", _PIPE_COMMUNITY),
+          refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which fails on its "
+                  "errors) fails a maintainer e-mail Go's mail.ParseAddress rejects, a link URL Go's url.ParseRequestURI rejects, a link "
+                  "or maintainer without name, more than one icon", _HUB_GO),
+          refusal("api-server", "the ClusterServiceVersion CRD's schema refuses values of the wrong type (a displayName that is not a "
+                  "string, keywords that are not a list of strings, an icon entry without base64data or mediatype)", _CSV_CRD),
+      ])
 def csv_metadata_format(bundle: Bundle, ctx):
     """
     What: the values of the CSV's descriptive fields have the shape and format the console
-    and catalog CI need: `maintainers` a list of `{name, email}` with a valid e-mail address;
-    `links` a list of `{name, url}` with an http(s) URL that has a host; `icon` exactly one
-    entry with `base64data` that decodes and a `mediatype` of image/gif, image/jpeg,
-    image/png or image/svg+xml matching the data (a PNG/JPEG/GIF mix-up is a warning:
-    browsers guess raster formats, not SVG); `displayName` 3 to 50 characters;
-    `description` at least 20 characters; `provider` a mapping whose `name` has at least 3
-    characters; `keywords` a list of strings. A `provider.url` that is not an http(s) URL is
-    a warning (the console's link breaks, nothing refuses it). (A missing field is
-    `csv-required-fields`.)
+    and catalog CI need: `maintainers` a list of `{name, email}` with an e-mail address;
+    `links` a list of `{name, url}` with a URL; `icon` exactly one entry with `base64data`
+    that decodes and a `mediatype` of image/gif, image/jpeg, image/png or image/svg+xml;
+    `displayName` 3 to 50 characters; `description` at least 20 characters; `provider` a
+    mapping whose `name` has at least 3 characters; `keywords` a list of strings. (A missing
+    field is `csv-required-fields`.)
 
-    Why: the console renders these on OperatorHub (a broken icon, an unreadable title cut
-    off on the tile, a mailto link that goes nowhere); community catalog CI fails the pull
-    request for a displayName over 50 characters, a short description or an invalid icon,
-    and operator-sdk's validator for an invalid e-mail address or URL.
+    Errors are what something refuses: the community catalog CI's `check_required_fields`
+    (a displayName without 3 characters, a description under 20, a provider name under 3,
+    an icon that is not base64 or has another mediatype), operator-sdk's operatorhub
+    validator run by that CI (an e-mail Go's `mail.ParseAddress` rejects, a URL Go's
+    `url.ParseRequestURI` rejects: no scheme and no leading `/`, a control character, a bad
+    %-escape, port or host character; more than one icon), and the API server (values of
+    the wrong type). Warnings are what nothing refuses but readers notice: a displayName
+    over 50 characters (the CI's documented limit, but its check matches a prefix only), a
+    URL Go accepts that is still not a working http(s) link (spaces in the path, no host,
+    `mailto:`), an e-mail Go accepts that is unusual (a display name, no top-level domain),
+    an icon whose data is another image type than its mediatype, an empty keyword, a
+    `provider.url` that is not an http(s) URL.
+
+    Why: the console renders these on OperatorHub (a broken icon, a title cut off on the
+    tile, a link that goes nowhere); the catalog's CI fails the pull request for the errors.
 
     Fix: correct the value as the message says.
 
     Bad:
         spec:
-          displayName: The Example Operator for Managing Widgets, Gadgets and Other Things
+          displayName: X
           maintainers:
             - name: Example Team
               email: team at example.com
@@ -505,39 +581,58 @@ def csv_metadata_format(bundle: Bundle, ctx):
     if not is_blank(dn):
         s = text(dn)
         if s is None:
-            yield finding(MF, sf, dn, f"spec.displayName must be a string (the operator's name in the console), not {dn.type_name()}.")
+            yield finding(MF, sf, dn, f"spec.displayName must be a string (the operator's name in the console), not {dn.type_name()}; "
+                          "the API server refuses the CSV.", severity="error")
         else:
             n = len(s.strip())
             lo, hi = lim["display_name"]["min"], lim["display_name"]["max"]
             if n > hi:
-                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the catalog's documented limit is {hi} "
-                              f"(its CI check matches only a prefix, so it lets longer names through today). Shorten it to the "
-                              "product name, e.g. 'Example Operator', and move the rest into the description.")
+                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the community catalog documents {lo} to {hi} "
+                              "characters for the name OperatorHub shows, but its CI check matches only the first characters and "
+                              "accepts longer names (a warning). Shorten it to the product name, e.g. 'Example Operator', and move "
+                              "the rest into the description.", severity="warning")
+            elif not re.match(r".{%d}" % lo, s):
+                yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters; the catalog CI's "
+                              "required-fields check fails it. Write the operator's readable name.", severity="error")
             elif n < lo:
-                yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' is {n} characters long; catalog CI requires at least {lo}. "
-                              "Write the operator's readable name.")
+                yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' has fewer than {lo} characters besides spaces; the catalog "
+                              "CI counts the spaces and accepts it, but the console shows an unreadable name. Write the operator's "
+                              "readable name.", severity="warning")
     de = sp.get("description")
     if not is_blank(de):
         s = text(de)
+        dmin = lim["description"]["min"]
         if s is None:
-            yield finding(MF, sf, de, f"spec.description must be a string (Markdown), not {de.type_name()}.")
-        elif len(s.strip()) < lim["description"]["min"]:
-            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters; catalog CI requires at least "
-                          f"{lim['description']['min']}, and the console's operator page shows little else. Describe what the "
-                          "operator manages and how to start.")
+            yield finding(MF, sf, de, f"spec.description must be a string (Markdown), not {de.type_name()}; the API server refuses the CSV.",
+                          severity="error")
+        elif len(s) < dmin:
+            yield finding(MF, sf, de, f"spec.description has {len(s)} characters; the catalog CI's required-fields check requires at "
+                          f"least {dmin}, and the console's operator page shows little else. Describe what the operator manages and "
+                          "how to start.", severity="error")
+        elif len(s.strip()) < dmin:
+            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters besides surrounding spaces; the catalog CI "
+                          "counts the spaces and accepts it, but the console's operator page shows almost nothing. Describe what the "
+                          "operator manages and how to start.", severity="warning")
     prov = sp.get("provider")
     if not is_blank(prov):
         if not isinstance(prov, Mapping):
-            yield finding(MF, sf, prov, f"spec.provider must be a mapping such as '{{name: Example Inc.}}', not {prov.type_name()}.")
+            yield finding(MF, sf, prov, f"spec.provider must be a mapping such as '{{name: Example Inc.}}', not {prov.type_name()}; "
+                          "the API server refuses the CSV.", severity="error")
         else:
             pn = prov.get("name")
             if not is_blank(pn):
                 s = text(pn)
+                pmin = lim["provider_name"]["min"]
                 if s is None:
-                    yield finding(MF, sf, pn, f"spec.provider.name must be a string, not {pn.type_name()}.")
-                elif len(s.strip()) < lim["provider_name"]["min"]:
-                    yield finding(MF, sf, pn, f"spec.provider.name '{s}' is shorter than {lim['provider_name']['min']} characters; "
-                                  "catalog CI fails it. Write the company or project name.")
+                    yield finding(MF, sf, pn, f"spec.provider.name must be a string, not {pn.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
+                elif not re.match(r".{%d}" % pmin, s):
+                    yield finding(MF, sf, pn, f"spec.provider.name '{shown(pn)}' is shorter than {pmin} characters; the catalog CI's "
+                                  "required-fields check fails it. Write the company or project name.", severity="error")
+                elif len(s.strip()) < pmin:
+                    yield finding(MF, sf, pn, f"spec.provider.name '{s.strip()}' has fewer than {pmin} characters besides spaces; "
+                                  "the catalog CI counts the spaces and accepts it. Write the company or project name.",
+                                  severity="warning")
             pu = prov.get("url")
             if not is_blank(pu):
                 s = text(pu)
@@ -551,46 +646,89 @@ def csv_metadata_format(bundle: Bundle, ctx):
     mt = sp.get("maintainers")
     if not is_blank(mt):
         if not isinstance(mt, Sequence):
-            yield finding(MF, sf, mt, f"spec.maintainers must be a list of '{{name, email}}' entries, not {mt.type_name()}.")
+            yield finding(MF, sf, mt, f"spec.maintainers must be a list of '{{name, email}}' entries, not {mt.type_name()}; the API "
+                          "server refuses the CSV and the catalog CI's required-fields check fails it.", severity="error")
         else:
             for item in mt:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"each maintainer must be a mapping with name and email, not {item.type_name()}.")
+                    yield finding(MF, sf, item, f"each maintainer must be a mapping with name and email, not {item.type_name()}; the "
+                                  "API server refuses the CSV.", severity="error")
                     continue
                 nm, em = item.get("name"), item.get("email")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name; operator-sdk's validator and catalog CI require both name and email. Add 'name: <person or team>'.")
+                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name; operator-sdk's validator and the "
+                                  "catalog CI require both name and email. Add 'name: <person or team>'.", severity="error")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the maintainer's name must be a string, not {nm.type_name()}.")
+                    yield finding(MF, sf, nm, f"the maintainer's name must be a string, not {nm.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
                 if is_blank(em):
-                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email; operator-sdk's validator and catalog CI require both name and email. Add 'email: <address>'.")
+                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email; operator-sdk's validator and the "
+                                  "catalog CI require both name and email. Add 'email: <address>'.", severity="error")
                 else:
                     s = text(em)
-                    p = email_problem(s) if s is not None else f"is {em.type_name()}"
+                    if s is None:
+                        yield finding(MF, sf, em, f"the maintainer email must be a string, not {em.type_name()}; the API server refuses "
+                                      "the CSV.", severity="error")
+                        continue
+                    goerr = go_mail_address_error(s)
+                    if goerr:
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' is not an e-mail address Go's mail parser accepts; "
+                                      "operator-sdk's operatorhub validator, run by the catalog CI, fails it and users cannot reach you. "
+                                      "Write an address such as team@example.com.", severity="error")
+                        continue
+                    p = email_problem(s)
                     if p:
-                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}; operator-sdk's validator (run by catalog CI) fails it and users cannot reach you. Write an address such as team@example.com.")
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}; Go's address parser, which operator-sdk's "
+                                      "validator uses, accepts it (a warning), but mail clients and readers may not. Write a plain "
+                                      "address such as team@example.com.", severity="warning")
 
     lk = sp.get("links")
     if not is_blank(lk):
         if not isinstance(lk, Sequence):
-            yield finding(MF, sf, lk, f"spec.links must be a list of '{{name, url}}' entries, not {lk.type_name()}.")
+            yield finding(MF, sf, lk, f"spec.links must be a list of '{{name, url}}' entries, not {lk.type_name()}; the API server "
+                          "refuses the CSV and the catalog CI's required-fields check fails it.", severity="error")
         else:
             for item in lk:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"each link must be a mapping with name and url, not {item.type_name()}.")
+                    yield finding(MF, sf, item, f"each link must be a mapping with name and url, not {item.type_name()}; the API "
+                                  "server refuses the CSV.", severity="error")
                     continue
                 nm, u = item.get("name"), item.get("url")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this link has no name; the console shows the name as the link text, and operator-sdk's validator requires it. Add 'name: Documentation' (or what it is).")
+                    yield finding(MF, sf, item if nm is None else nm, "this link has no name; the console shows the name as the link "
+                                  "text, and operator-sdk's validator (run by the catalog CI) requires it. Add 'name: Documentation' "
+                                  "(or what it is).", severity="error")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the link's name must be a string, not {nm.type_name()}.")
+                    yield finding(MF, sf, nm, f"the link's name must be a string, not {nm.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
                 if is_blank(u):
-                    yield finding(MF, sf, item if u is None else u, "this link has no url; operator-sdk's validator requires it. Add 'url: https://...'.")
-                else:
-                    s = text(u)
-                    p = url_problem(s) if s is not None else f"is {u.type_name()}, not a URL"
-                    if p:
-                        yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}; the console renders a broken link and operator-sdk's validator fails it. Write a full URL such as https://example.com/docs.")
+                    yield finding(MF, sf, item if u is None else u, "this link has no url; operator-sdk's validator (run by the "
+                                  "catalog CI) requires it. Add 'url: https://...'.", severity="error")
+                    continue
+                s = text(u)
+                if s is None:
+                    yield finding(MF, sf, u, f"the link URL must be a string, not {u.type_name()}; the API server refuses the CSV.",
+                                  severity="error")
+                    continue
+                goerr = go_request_uri_error(s)
+                if goerr:
+                    fix = None
+                    if goerr == "invalid URI for request" and _HOST.match(s) and "://" not in s and "." in s.split("/", 1)[0]:
+                        fix = fix_value(sf, u, "https://" + s, "add https://")
+                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' is refused by Go's URL parser ({_GO_URL_WHY.get(goerr, goerr)}); operator-sdk's "
+                                  "operatorhub validator, run by the catalog CI, fails it. Write a full URL such as "
+                                  "https://example.com/docs.", severity="error", fix=fix)
+                    continue
+                p = url_problem(s)
+                if p:
+                    fix = None
+                    if " " in s.strip() and s == s.strip():
+                        fix = fix_value(sf, u, s.replace(" ", "%20") if u.style is None else dq(s.replace(" ", "%20")),
+                                        "encode the spaces")
+                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}; operator-sdk's validator accepts it (Go's parser takes "
+                                  "spaces in a path), so nothing refuses it, but the console's link may not lead where you meant. "
+                                  "Write a full http(s) URL" + (" with %20 for each space." if fix else ", e.g. https://example.com/docs."),
+                                  severity="warning", fix=fix)
 
     yield from _icon(sf, sp.get("icon"))
 
@@ -601,11 +739,17 @@ def csv_metadata_format(bundle: Bundle, ctx):
             if isinstance(kw, Scalar) and isinstance(kw.value, str):
                 words = [w.strip() for w in kw.value.split(",") if w.strip()]
                 fix = fix_value(sf, kw, "[" + ", ".join(dq(w) for w in words) + "]", "write keywords as a list")
-            yield finding(MF, sf, kw, f"spec.keywords must be a list of words, not {kw.type_name()}; the API server refuses the CSV. Write '[word, word]'.", fix=fix)
+            yield finding(MF, sf, kw, f"spec.keywords must be a list of words, not {kw.type_name()}; the API server refuses the CSV. "
+                          "Write '[word, word]'.", severity="error", fix=fix)
         else:
             for w in kw:
-                if not (isinstance(w, Scalar) and isinstance(w.value, str) and w.value.strip()):
-                    yield finding(MF, sf, w, f"each keyword must be a non-empty string, not {w.type_name()}.")
+                if isinstance(w, Scalar) and isinstance(w.value, str):
+                    if not w.value.strip():
+                        yield finding(MF, sf, w, "this keyword is empty; OperatorHub search gains nothing from it (nothing refuses "
+                                      "it, hence a warning). Remove it or write a word.", severity="warning")
+                else:
+                    yield finding(MF, sf, w, f"each keyword must be a string, not {w.type_name()}; the API server refuses the CSV. "
+                                  "Quote it.", severity="error")
 
 
 _NO_SPACE = {ord(c): None for c in string.whitespace}
@@ -633,60 +777,73 @@ def _icon(sf, icon):
         return
     mediatypes = data()["icon_mediatypes"]
     if not isinstance(icon, Sequence):
-        yield finding(MF, sf, icon, f"spec.icon must be a list with one entry '{{base64data, mediatype}}', not {icon.type_name()}; the API server refuses the CSV. Put '- ' before base64data.")
+        yield finding(MF, sf, icon, f"spec.icon must be a list with one entry '{{base64data, mediatype}}', not {icon.type_name()}; the API server refuses the CSV. Put '- ' before base64data.",
+                      severity="error")
         return
     if len(icon) > 1:
-        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries; the console shows only the first and operator-sdk's validator (run by catalog CI) fails more than one. Keep one icon.")
+        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries; the console shows only the first and operator-sdk's operatorhub validator (run by the catalog CI) fails more than one. Keep one icon.",
+                      severity="error")
     entry = icon.items[0]
     if not isinstance(entry, Mapping):
-        yield finding(MF, sf, entry, f"the icon must be a mapping with base64data and mediatype, not {entry.type_name()}.")
+        yield finding(MF, sf, entry, f"the icon must be a mapping with base64data and mediatype, not {entry.type_name()}; the API server refuses the CSV.",
+                      severity="error")
         return
     b64, mt = entry.get("base64data"), entry.get("mediatype")
     mts = text(mt)
     if is_blank(mt):
-        yield finding(MF, sf, entry if mt is None else mt, f"the icon has no mediatype; the console cannot show it and catalog CI fails it. Add 'mediatype: image/png' (or {', '.join(mediatypes)}).")
-    elif mts is None or mts.strip() not in mediatypes:
+        yield finding(MF, sf, entry if mt is None else mt, f"the icon has no mediatype; the console cannot show it, the API server refuses an icon without one and the catalog CI fails it. Add 'mediatype: image/png' (or {', '.join(mediatypes)}).",
+                      severity="error")
+    elif mts is None or mts not in mediatypes:
         close = difflib.get_close_matches((mts or "").strip().lower(), mediatypes, n=1, cutoff=0.6)
         fix = fix_value(sf, mt, close[0], f"use {close[0]}") if close and isinstance(mt, Scalar) else None
-        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt)}' is not one of {', '.join(mediatypes)}; the console cannot show the icon and catalog CI fails it." + (f" Write '{close[0]}'." if close else ""), fix=fix)
+        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt)}' is not one of {', '.join(mediatypes)}; the console cannot show the icon and the catalog CI (and operator-sdk's validator) fail it." + (f" Write '{close[0]}'." if close else ""),
+                      severity="error", fix=fix)
         mts = None
     if is_blank(b64):
-        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data; the console shows a placeholder and catalog CI fails it. Add the base64-encoded image.")
+        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data; the console shows a placeholder, the API server refuses an icon without it and the catalog CI fails it. Add the base64-encoded image.",
+                      severity="error")
         return
     s = text(b64)
     if s is None:
-        yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}.")
+        yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}; the API server refuses the CSV.",
+                      severity="error")
         return
     form, sniffed = _icon_data(s)
     if form == "data-url":
-        yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the console adds the 'data:<mediatype>;base64,' prefix itself, so the image breaks. Keep only the base64 text after the comma.")
+        yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the catalog CI's icon check decodes it as base64 and fails, and the console adds the 'data:<mediatype>;base64,' prefix itself. Keep only the base64 text after the comma.",
+                      severity="error")
         return
     if form == "invalid":
-        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.")
+        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and the catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.",
+                      severity="error")
         return
-    if mts is not None and sniffed is not None and sniffed != mts.strip():
+    if mts is not None and sniffed is not None and sniffed != mts:
         kind = sniffed.split("/")[1].upper().replace("+XML", "")
         fix = fix_value(sf, mt, sniffed, f"use {sniffed}")
         if "svg" in sniffed or "svg" in mts:
-            yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts.strip()}; browsers do not guess SVG, so the console shows a broken image. Write 'mediatype: {sniffed}'.", fix=fix)
+            why = "browsers do not guess SVG, so the console most likely shows a broken image"
         else:
-            yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts.strip()}; browsers guess raster formats, so it shows today, but the declared type is wrong. Write 'mediatype: {sniffed}'.",
-                          severity="warning", fix=fix)
+            why = "browsers guess raster formats, so it shows today, but the declared type is wrong"
+        yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts}; {why}. Nothing refuses it (the catalog CI checks only that the mediatype is one of the four), hence a warning. Write 'mediatype: {sniffed}'.",
+                      severity="warning", fix=fix)
 
 
 # ---------------------------------------------------------------------------------------
 # capabilities, categories, install modes
 
 
-@rule("csv-capabilities", "error", "The capabilities annotation is not one of the five capability levels", category="csv")
+@rule("csv-capabilities", "error", "The capabilities annotation is not one of the five capability levels", category="csv",
+      refused_by=[refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which "
+                          "fails on its errors) errors on a capabilities value outside the five levels", _HUB_GO)])
 def csv_capabilities(bundle: Bundle, ctx):
     """
     What: the CSV annotation `capabilities` is exactly one of `Basic Install`,
     `Seamless Upgrades`, `Full Lifecycle`, `Deep Insights`, `Auto Pilot` (letter case and
     spaces matter). An empty or missing annotation is a `csv-required-fields` warning.
 
-    Why: the console and OperatorHub show the capability level from it and filter by it;
-    operator-sdk's validator (run by catalog CI) fails any other value.
+    Why: the console and OperatorHub show the capability level from it and filter by it.
+    Refused by operator-sdk's operatorhub validator (checkCapabilities, an error), which the
+    community catalog CI runs and fails on (its own required-fields check only warns).
 
     Fix: write one of the five levels.
 
@@ -722,7 +879,9 @@ def csv_capabilities(bundle: Bundle, ctx):
                   + (f" (probably '{guess}')." if guess else "."), fix=fix)
 
 
-@rule("csv-categories", "error", "A category in the categories annotation is outside the standard set", category="csv")
+@rule("csv-categories", "error", "A category in the categories annotation is outside the standard set", category="csv",
+      refused_by=[refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which "
+                          "fails on its errors) errors on a category outside the standard set", _HUB_GO)])
 def csv_categories(bundle: Bundle, ctx):
     """
     What: the CSV annotation `categories` is a comma-separated list of standard categories
@@ -732,9 +891,10 @@ def csv_categories(bundle: Bundle, ctx):
     Streaming & Messaging). A catalog with its own set lists it under `categories:` in
     `.olm-check.yaml`.
 
-    Why: OperatorHub files the operator under these categories; operator-sdk's operatorhub
-    validator (run by catalog CI) fails any other value, and a misspelt category leaves the
-    operator out of its section.
+    Why: OperatorHub files the operator under these categories, and a misspelt category
+    leaves the operator out of its section. Refused by operator-sdk's operatorhub validator
+    (checkCategories, an error), which the community catalog CI runs and fails on (its own
+    required-fields check only warns).
 
     Fix: use the standard spelling, separated by commas.
 
@@ -785,7 +945,14 @@ def csv_categories(bundle: Bundle, ctx):
                   fix=fix)
 
 
-@rule("install-modes", "error", "installModes is empty, lists a mode twice or an unknown one, or supports none", category="csv")
+@rule("install-modes", "error", "installModes is empty, lists a mode twice or an unknown one, or supports none", category="csv",
+      refused_by=[
+          refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails duplicate install modes "
+                  "and a CSV that supports none", _CSV_GO),
+          refusal("api-server", "the CSV CRD's schema requires each installMode entry to have a string type and a boolean supported", _CSV_CRD),
+          refusal("olm-install", "OLM refuses to install into an OperatorGroup whose mode the CSV does not support (UnsupportedOperatorGroup)",
+                  "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/olm/operator.go"),
+      ])
 def install_modes(bundle: Bundle, ctx):
     """
     What: `spec.installModes` lists install modes (`OwnNamespace`, `SingleNamespace`,
@@ -795,7 +962,8 @@ def install_modes(bundle: Bundle, ctx):
     Why: OLM matches the operator's OperatorGroup against these; with none supported (or an
     empty list) the operator can be installed nowhere, a duplicate makes operator-sdk's
     validator fail, an unknown type is ignored, and `supported: "true"` (a string) makes the
-    API server refuse the CSV.
+    API server refuse the CSV. Refused by: OLM, operator-sdk's CSV validator (run by the
+    catalog CI) and the API server.
 
     Fix: list each mode once with `supported: true` or `false`.
 
