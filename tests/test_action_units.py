@@ -170,7 +170,7 @@ def test_client_retries_5xx_and_honours_retry_after(fake_github):
     assert fake.violations == []
 
 
-def test_client_stops_writing_after_a_read_only_refusal(fake_github):
+def test_a_read_only_refusal_stops_only_that_request(fake_github):
     fake = fake_github
     fake.add_pull(1)
     fake.add_token("ghs_readonly0000000000000000000000000000", write=False)
@@ -178,9 +178,9 @@ def test_client_stops_writing_after_a_read_only_refusal(fake_github):
     with pytest.raises(ReadOnly):
         gh.post("issues/1/comments", {"body": "x"})
     n = len(fake.requests)
-    with pytest.raises(ReadOnly):
-        gh.post("issues/1/comments", {"body": "y"})
-    assert len(fake.requests) == n  # not even tried
+    with pytest.raises(ReadOnly):  # another resource is still asked, once (no retry of a 403)
+        gh.post("pulls/1/reviews", {"commit_id": fake.pulls[1].head_sha, "event": "COMMENT", "body": "y"})
+    assert len(fake.requests) == n + 1
     assert gh.paginate("issues/1/comments") == []  # reading still works
 
 

@@ -388,6 +388,7 @@ class ReviewComment:
     in_reply_to_id: Optional[int] = None
     created_at: str = field(default_factory=now)
     updated_at: str = ""
+    outdated: bool = False              # its line changed since: GitHub answers line null
 
     def __post_init__(self):
         self.updated_at = self.updated_at or self.created_at
@@ -399,7 +400,7 @@ class ReviewComment:
         out = {
             "url": api, "id": self.id, "node_id": node_id("PRRC", self.id),
             "pull_request_review_id": self.review_id, "diff_hunk": self.diff_hunk,
-            "path": self.path, "position": self.position,
+            "path": self.path, "position": None if self.outdated else self.position,
             "original_position": self.position, "commit_id": self.commit_id,
             "original_commit_id": self.commit_id, "user": self.user.to_json(site),
             "body": self.body, "created_at": self.created_at,
@@ -407,8 +408,10 @@ class ReviewComment:
             "author_association": association(self.user, repo),
             "_links": {"self": {"href": api}, "html": {"href": html},
                        "pull_request": {"href": pr_api}},
-            "start_line": self.start_line, "original_start_line": self.start_line,
-            "start_side": self.start_side, "line": self.line, "original_line": self.line,
+            "start_line": None if self.outdated else self.start_line,
+            "original_start_line": self.start_line,
+            "start_side": self.start_side, "line": None if self.outdated else self.line,
+            "original_line": self.line,
             "side": self.side, "subject_type": self.subject_type,
             "reactions": _reactions(api),
         }
