@@ -70,12 +70,17 @@ def sync_pull(fake: FakeGitHub, ws: Path, base: str, head: str, number: int = 1)
     pr.files.clear()
     patches = split_git_diff(git(ws, "diff", "-U3", "-M", f"{base}...{head}") + "\n")
     status = {"A": "added", "M": "modified", "D": "removed"}
-    for line in git(ws, "diff", "--name-status", "-M", f"{base}...{head}").splitlines():
-        parts = line.split("\t")
-        if parts[0].startswith("R"):
-            pr.add_file(parts[2], patches.get(parts[2], ""), status="renamed", previous_filename=parts[1])
+    fields = git(ws, "diff", "--name-status", "-z", "-M", f"{base}...{head}").strip("\0").split("\0")
+    i = 0
+    while i < len(fields):  # -z: names as they are (git quotes them otherwise)
+        code = fields[i]
+        if code.startswith("R"):
+            old, new = fields[i + 1], fields[i + 2]
+            pr.add_file(new, patches.get(new, ""), status="renamed", previous_filename=old)
+            i += 3
         else:
-            pr.add_file(parts[1], patches.get(parts[1], "@@ -1 +0,0 @@\n-x"), status=status[parts[0][0]])
+            pr.add_file(fields[i + 1], patches.get(fields[i + 1], "@@ -1 +0,0 @@\n-x"), status=status[code[0]])
+            i += 2
     return pr
 
 
@@ -95,16 +100,17 @@ def run_action(fake: FakeGitHub, tmp_path: Path, ws: Path, name: str, number=1, 
     env.update({"PATH": os.environ["PATH"], "HOME": str(home), "OLM_CHECK_RETRY_DELAY": "0.05",
                 "OLM_CHECK_WRITE_SPACING": "0", "OLM_CHECK_SECONDARY_WAIT": "0.05",
                 "PYTHONPATH": str(ROOT)})
-    p = subprocess.run([sys.executable, str(ENTRY)], env=env, cwd=str(ws), capture_output=True, text=True, timeout=120)
-    out = {
-        "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr,
+    p = subprocess.run([sys.executable, str(ENTRY)], env=env, cwd=str(ws), capture_output=True, timeout=120)
+    out = {  # bytes as the runner reads them (text=True would turn a CR into a LF)
+        "rc": p.returncode, "stdout": p.stdout.decode("utf-8", "replace"),
+        "stderr": p.stderr.decode("utf-8", "replace"),
         "summary": Path(env["GITHUB_STEP_SUMMARY"]).read_text(),
         "outputs": Path(env["GITHUB_OUTPUT"]).read_text(),
         "env": env,
     }
     rp = ws / "olm-check-report.json"
     out["report"] = json.loads(rp.read_text()) if rp.exists() else None
-    assert "Traceback" not in p.stderr, p.stderr
+    assert "Traceback" not in out["stderr"], out["stderr"]
     return out
 
 

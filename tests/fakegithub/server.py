@@ -105,6 +105,7 @@ class Fault:
     delay: float = 0.0              # seconds to wait before answering
     label: str = ""
     hits: int = 0
+    after: bool = False             # do the request first, then answer with the fault
 
     def matches(self, method: str, route: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -373,7 +374,7 @@ class FakeGitHub:
     def fail(self, method: Optional[str], path: str, kind: Union[int, str] = 500, *,
              times: Optional[int] = 1, retry_after: int = 1, body: Any = None,
              headers: Optional[dict] = None, delay: float = 0.0,
-             status: Optional[int] = None) -> Fault:
+             status: Optional[int] = None, after: bool = False) -> Fault:
         """Script a failure for the next ``times`` requests matching method and path.
 
         ``path`` is a regular expression matched in full against the request path in
@@ -388,7 +389,9 @@ class FakeGitHub:
         - ``"timeout"``: answers 504 after ``delay`` (default 1 s).
 
         ``body``/``headers``/``status`` override the defaults (GitHub also answers
-        secondary rate limits with 429). ``times=None`` keeps the fault forever. Faults
+        secondary rate limits with 429). ``times=None`` keeps the fault forever.
+        ``after=True``: the request is carried out, then answered with the fault (a create
+        that happened although the client saw a 5xx or a timeout). Faults
         are tried in the order added;
         the first one that still has uses answers. Returns the :class:`Fault` (see
         ``fault.hits``).
@@ -398,7 +401,7 @@ class FakeGitHub:
         if kind == "timeout" and not delay:
             delay = 1.0
         fault = Fault(method, path, status, default_body if body is None else body,
-                      {**default_headers, **(headers or {})}, times, delay, str(kind))
+                      {**default_headers, **(headers or {})}, times, delay, str(kind), after=after)
         with self.lock:
             self.faults.append(fault)
         return fault
@@ -645,7 +648,12 @@ class FakeGitHub:
                     violate("schema", msg, op)
 
         # Scripted faults take precedence over everything below.
+        late_fault = None
         for fault in self.faults:
+            if fault.matches(method, route) and fault.after:
+                fault.hits += 1
+                late_fault = fault
+                break
             if fault.matches(method, route):
                 fault.hits += 1
                 body_out = fault.body
@@ -697,6 +705,9 @@ class FakeGitHub:
             resp.body = conform(resp.body, op.response_schema or {}, self.contract.defs)
             for msg in self.contract.response_errors(op, resp.body):
                 self.response_violations.append(f"{op.operation_id}: {msg}")
+        if late_fault is not None:
+            return finish(Response(late_fault.status, late_fault.body, dict(late_fault.headers)),
+                          late_fault)
         return finish(resp)
 
     def _common_headers(self, request_id: str, login: Optional[str]) -> dict:
