@@ -93,7 +93,8 @@ def run_action(fake: FakeGitHub, tmp_path: Path, ws: Path, name: str, number=1, 
     # what the runner sets for the action's inputs (action.yml defaults)
     env.update({"INPUT_PATH": ".", "INPUT_OCP_VERSIONS": "", "INPUT_PROFILE": "", "INPUT_FAIL_ON": "",
                 "INPUT_CONFIG": "", "INPUT_REVIEW_COMMENTS": "true", "INPUT_CHECK_RUN": "true",
-                "INPUT_SUMMARY_COMMENT": "true", "INPUT_SARIF_FILE": "", "INPUT_REPORT_FILE": "olm-check-report.json"})
+                "INPUT_SUMMARY_COMMENT": "true", "INPUT_SARIF_FILE": "", "INPUT_REPORT_FILE": "olm-check-report.json",
+                "INPUT_PULL_REQUEST": "", "INPUT_NAME": "", "INPUT_CONFIG_FROM_BASE": ""})
     env.update(inputs or {})
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)

@@ -201,3 +201,39 @@ def test_changed_since_runs_pr_shape_locally(repo):
     assert {b["path"] for b in rep["bundles"]} == {"operators/example-operator/1.0.0", "operators/example-operator/1.1.0"}
     bad = run_cli("check", ".", "--changed-since", "no-such-ref", cwd=str(ws))
     assert bad.returncode == 2 and "no-such-ref" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_every_declared_dependency_is_imported():
+    """pyproject.toml declares only what checker/ imports (PyGithub was declared and never
+    used: removed, the README says why)."""
+    import ast
+    import importlib.metadata as md
+    import re as _re
+
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        pytest.skip("tomllib needs Python 3.11")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {_re.split(r"[<>=!~ ;\[]", d, 1)[0].lower().replace("_", "-") for d in project["dependencies"]}
+    imported = set()
+    for path in (ROOT / "checker").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    dists = md.packages_distributions()
+    used = {d.lower().replace("_", "-") for mod in imported for d in dists.get(mod, [])}
+    assert declared - used == set(), f"declared but never imported: {sorted(declared - used)}"
+
+
+def test_every_input_is_read_and_documented():
+    import yaml
+
+    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    env_src = (ROOT / "checker" / "action" / "env.py").read_text()
+    readme = (ROOT / "README.md").read_text()
+    for name in inputs:
+        assert f'"{name}"' in env_src or f"INPUT_{name.upper()}" in env_src, name
+        assert f"| `{name}` |" in readme, name

@@ -163,9 +163,9 @@ class GitHub:
                 return resp
             msg, body = _message(resp)
             lower = msg.lower()
-            secondary = resp.status_code in (403, 429) and (
-                "retry-after" in resp.headers or "secondary rate limit" in lower)
             primary = resp.status_code in (403, 429) and resp.headers.get("x-ratelimit-remaining") == "0"
+            secondary = not primary and (resp.status_code == 429 or (resp.status_code == 403 and (
+                "retry-after" in resp.headers or "secondary rate limit" in lower)))
             if resp.status_code == 403 and "not accessible by integration" in lower:
                 raise ReadOnly(method, shown, 403, msg, body)
             retry = resp.status_code in RETRY_STATUSES or secondary or primary
