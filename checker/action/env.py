@@ -107,7 +107,6 @@ class ActionEnv:
         env.name = (inp("name") or "").strip()
         if any(ord(ch) < 32 for ch in env.name) or len(env.name) > 100:
             raise ActionError("input name: one line of at most 100 characters")
-        env.event_name = environ.get("GITHUB_EVENT_NAME", "")
         env.config_from_base = _bool(environ.get("INPUT_CONFIG_FROM_BASE"), "config_from_base",
                                      env.event_name in ("pull_request_target", "workflow_run"))
         number = inp("pull_request")

@@ -1,14 +1,17 @@
 """Where the action puts findings, in design.md's order; each reporter stands alone.
 
 1. job summary and step outputs (no token needed), JSON report, SARIF;
-2. the check run ``olm-check`` on the head commit, every finding an annotation (50 per
-   request);
+2. the check run ``olm-check`` (``olm-check (NAME)``) on the head commit, created completed,
+   every finding an annotation (50 per request);
 3. one review with inline comments on RIGHT-side diff lines (errors and warnings, most
    severe first, at most ``MAX_INLINE``), each with a hidden fingerprint; a re-run adds no
-   duplicate and deletes its own stale comments that nobody answered;
+   duplicate and deletes its own stale or outdated comments that nobody answered;
 4. one sticky summary comment, found by its marker and author, updated in place;
-5. when the token may not write (403 "Resource not accessible by integration"):
-   workflow-command annotations for the most severe findings, and a note in the summary.
+5. when the check run cannot be posted (a fork PR's read-only token, no ``checks: write``,
+   a personal access token): workflow-command annotations for the most severe findings,
+   and a note in the summary.
+
+Whose comments are the action's own, and which run's: :class:`Who`.
 
 Reporters know findings and the report, never a rule.
 """
