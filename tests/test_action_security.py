@@ -265,17 +265,21 @@ def test_other_tokens_rerun_without_duplicates(fake_github, tmp_path, kind):
     else:
         token = "ghs_appInstallationToken00000000000000000"
         fake.add_token(token, login="olm-check-bot[bot]", type="Bot")
-    # a person's comment that carries the markers is never taken for the action's
+    # a person's comment that carries the markers is never taken for the action's, nor
+    # (once the App is known from its check run) another App's
     human = fake.add_issue_comment(1, "<!-- olm-check:summary --> quoted", login="maintainer" if kind == "app"
                                    else "reviewer")
+    other = fake.add_issue_comment(1, "<!-- olm-check:summary --> another bot", login="other-bot[bot]", type="Bot")
     for i in range(2):
         r = run_action(fake, tmp_path, ws, f"run{i}", token=token)
         assert r["rc"] == 1
     comments = fake.review_comments_for(1)
     assert len(comments) == 30 and len({c.body for c in comments}) == 30
     assert len(fake.reviews_for(1)) == 1
-    stickies = [c for c in fake.issue_comments_for(1) if c.id != human.id]
+    stickies = [c for c in fake.issue_comments_for(1) if c.id not in (human.id, other.id)]
     assert len(stickies) == 1 and human.body == "<!-- olm-check:summary --> quoted"
+    assert other.body == "<!-- olm-check:summary --> another bot"
+    assert stickies[0].user.login == ("maintainer" if kind == "pat" else "olm-check-bot[bot]")
     assert not fake.calls("pulls/delete-review-comment")
     if kind == "pat":
         # the Checks API refuses a personal token: annotations of the step instead, the rest posted

@@ -53,11 +53,12 @@ class Who:
     check run's name, the summary marker and the fingerprints (two runs on one PR keep
     apart); the token's identity says whose comments they are (``GET /user``'s login for a
     personal token; for an installation token -- GITHUB_TOKEN or a GitHub App's, which have
-    no ``GET /user`` -- a Bot account: comments with the marker from a person are never
+    no ``GET /user`` -- the App's bot, ``<slug>[bot]`` from the check run it created, or any
+    Bot account when no check run was made: comments with the marker from a person are never
     taken for the action's)."""
 
     name: str = ""
-    login: Optional[str] = None
+    login: Optional[str] = None  # GET /user's, or the bot of the App that created the check run
     nonce: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
@@ -200,6 +201,11 @@ def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, det
         body["details_url"] = details_url
     run = gh.post("check-runs", body, recheck=lambda: find_check_run(gh, who, head_sha))
     run_id = run["id"]
+    app = run.get("app") if isinstance(run.get("app"), dict) else {}
+    if not who.login and isinstance(app.get("slug"), str) and app["slug"]:
+        # an installation token has no GET /user, but its check run names its App, whose
+        # bot account is <slug>[bot] (github-actions[bot] for GITHUB_TOKEN)
+        who.login = f"{app['slug']}[bot]"
     sent = len(batches[0])
     failed: Optional[ApiError] = None
     for batch in batches[1:]:

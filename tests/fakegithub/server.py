@@ -941,6 +941,8 @@ class FakeGitHub:
                     f"{pr.head_sha}")
         run = CheckRun(next_id(), b["name"], b["head_sha"], self.user(ACTIONS_BOT.login),
                        details_url=b.get("details_url"), external_id=b.get("external_id", ""))
+        if ctx.user is not None and ctx.user.login.endswith("[bot]"):
+            run.app_slug = ctx.user.login[:-len("[bot]")]  # an App's bot is <slug>[bot]
         self._apply_check(ctx, run, b, creating=True)
         self.check_runs[run.id] = run
         return Response(201, run.to_json(self.site, self.repo,

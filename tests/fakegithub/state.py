@@ -271,17 +271,20 @@ class CheckRun:
                                                   "text": None})
     annotations: list = field(default_factory=list)   # Annotation, appended by updates
     updates: int = 0                                   # PATCH requests applied
+    app_slug: str = "github-actions"                   # the App whose token created it
 
     def to_json(self, site: Site, repo: Repo, pulls: list) -> dict:
         api = repo.api_url(site)
         html = f"{repo.html_url(site)}/runs/{self.id}"
         suite_id = self.id + 500_000_000
         app = {
-            "id": 15368, "slug": "github-actions", "node_id": "MDM6QXBwMTUzNjg=",
+            "id": 15368 if self.app_slug == "github-actions" else 900000 + len(self.app_slug),
+            "slug": self.app_slug, "node_id": "MDM6QXBwMTUzNjg=",
             "client_id": "Iv1.00000000000000", "owner": self.app_owner.to_json(site),
-            "name": "GitHub Actions", "description": "Automate your workflow from idea to"
+            "name": "GitHub Actions" if self.app_slug == "github-actions" else self.app_slug,
+            "description": "Automate your workflow from idea to"
             " production", "external_url": "https://help.github.com/en/actions",
-            "html_url": f"{site.web}/apps/github-actions",
+            "html_url": f"{site.web}/apps/{self.app_slug}",
             "created_at": "2018-07-30T09:30:17Z", "updated_at": "2024-04-10T20:33:16Z",
             "permissions": {"checks": "write", "pull_requests": "write",
                             "issues": "write", "contents": "read", "metadata": "read"},
