@@ -237,3 +237,11 @@ def test_every_input_is_read_and_documented():
     for name in inputs:
         assert f'"{name}"' in env_src or f"INPUT_{name.upper()}" in env_src, name
         assert f"| `{name}` |" in readme, name
+
+
+def test_a_deleted_fork_is_still_a_fork():
+    from checker.action.env import PullRequest
+
+    assert PullRequest(1, "h", "b", None, "owner/repo").from_fork  # head.repo null: the fork is gone
+    assert PullRequest(1, "h", "b", "someone/repo", "owner/repo").from_fork
+    assert not PullRequest(1, "h", "b", "Owner/Repo", "owner/repo").from_fork

@@ -43,7 +43,9 @@ class PullRequest:
 
     @property
     def from_fork(self) -> bool:
-        return bool(self.head_repo and self.base_repo and self.head_repo != self.base_repo)
+        """The head repository is not the base repository (GitHub answers ``head.repo: null``
+        when the fork has been deleted: still not the base)."""
+        return bool(self.base_repo and (self.head_repo or "").lower() != self.base_repo.lower())
 
 
 @dataclass
