@@ -70,12 +70,17 @@ def sync_pull(fake: FakeGitHub, ws: Path, base: str, head: str, number: int = 1)
     pr.files.clear()
     patches = split_git_diff(git(ws, "diff", "-U3", "-M", f"{base}...{head}") + "\n")
     status = {"A": "added", "M": "modified", "D": "removed"}
-    for line in git(ws, "diff", "--name-status", "-M", f"{base}...{head}").splitlines():
-        parts = line.split("\t")
-        if parts[0].startswith("R"):
-            pr.add_file(parts[2], patches.get(parts[2], ""), status="renamed", previous_filename=parts[1])
+    fields = git(ws, "diff", "--name-status", "-z", "-M", f"{base}...{head}").strip("\0").split("\0")
+    i = 0
+    while i < len(fields):  # -z: names as they are (git quotes them otherwise)
+        code = fields[i]
+        if code.startswith("R"):
+            old, new = fields[i + 1], fields[i + 2]
+            pr.add_file(new, patches.get(new, ""), status="renamed", previous_filename=old)
+            i += 3
         else:
-            pr.add_file(parts[1], patches.get(parts[1], "@@ -1 +0,0 @@\n-x"), status=status[parts[0][0]])
+            pr.add_file(fields[i + 1], patches.get(fields[i + 1], "@@ -1 +0,0 @@\n-x"), status=status[code[0]])
+            i += 2
     return pr
 
 
@@ -88,22 +93,25 @@ def run_action(fake: FakeGitHub, tmp_path: Path, ws: Path, name: str, number=1, 
     # what the runner sets for the action's inputs (action.yml defaults)
     env.update({"INPUT_PATH": ".", "INPUT_OCP_VERSIONS": "", "INPUT_PROFILE": "", "INPUT_FAIL_ON": "",
                 "INPUT_CONFIG": "", "INPUT_REVIEW_COMMENTS": "true", "INPUT_CHECK_RUN": "true",
-                "INPUT_SUMMARY_COMMENT": "true", "INPUT_SARIF_FILE": "", "INPUT_REPORT_FILE": "olm-check-report.json"})
+                "INPUT_SUMMARY_COMMENT": "true", "INPUT_SARIF_FILE": "", "INPUT_REPORT_FILE": "olm-check-report.json",
+                "INPUT_PULL_REQUEST": "", "INPUT_NAME": "", "INPUT_CONFIG_FROM_BASE": ""})
     env.update(inputs or {})
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     env.update({"PATH": os.environ["PATH"], "HOME": str(home), "OLM_CHECK_RETRY_DELAY": "0.05",
+                "OLM_CHECK_WRITE_SPACING": "0", "OLM_CHECK_SECONDARY_WAIT": "0.05",
                 "PYTHONPATH": str(ROOT)})
-    p = subprocess.run([sys.executable, str(ENTRY)], env=env, cwd=str(ws), capture_output=True, text=True, timeout=120)
-    out = {
-        "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr,
+    p = subprocess.run([sys.executable, str(ENTRY)], env=env, cwd=str(ws), capture_output=True, timeout=120)
+    out = {  # bytes as the runner reads them (text=True would turn a CR into a LF)
+        "rc": p.returncode, "stdout": p.stdout.decode("utf-8", "replace"),
+        "stderr": p.stderr.decode("utf-8", "replace"),
         "summary": Path(env["GITHUB_STEP_SUMMARY"]).read_text(),
         "outputs": Path(env["GITHUB_OUTPUT"]).read_text(),
         "env": env,
     }
     rp = ws / "olm-check-report.json"
     out["report"] = json.loads(rp.read_text()) if rp.exists() else None
-    assert "Traceback" not in p.stderr, p.stderr
+    assert "Traceback" not in out["stderr"], out["stderr"]
     return out
 
 
@@ -163,7 +171,9 @@ def test_pull_request_end_to_end_rerun_and_fix(fake_github, tmp_path):
     ann = runs[0].annotations
     assert len(ann) == len(findings)
     assert sorted((a.path, a.start_line) for a in ann) == sorted((f["path"], f["line"]) for f in findings)
-    assert len(fake.calls("checks/update")) == -(-len(findings) // 50)  # extra batches + the conclusion
+    # created completed with the first 50, the rest appended: never in_progress
+    assert [r.body["status"] for r in fake.calls("checks/create")] == ["completed"]
+    assert len(fake.calls("checks/update")) == -(-len(findings) // 50) - 1
     assert all(len(r.body["output"].get("annotations", [])) <= 50
                for r in fake.calls("checks/create") + fake.calls("checks/update"))
     assert not fake.check_runs_for(fake.pulls[1].merge_commit_sha)
@@ -245,24 +255,45 @@ def test_shallow_checkout_uses_the_paginated_files_api(fake_github, tmp_path):
     assert fake.violations == []
 
 
-def test_fork_pull_request_read_only_token_degrades_to_workflow_commands(fake_github, tmp_path):
+def test_fork_pull_request_writes_nothing_and_says_so(fake_github, tmp_path):
+    """A pull request from a fork under `pull_request` (head repository != base repository,
+    read from the event): no write is even tried; annotations of the step instead."""
     fake = fake_github
     ws, base, head = make_repo(tmp_path)
+    fake.add_pull(1, head_sha=head, base_sha=base, fork=True)
     sync_pull(fake, ws, base, head)
     fake.add_token("ghs_forkReadOnlyToken000000000000000000", login="github-actions[bot]", type="Bot", write=False)
     r = run_action(fake, tmp_path, ws, "run", token="ghs_forkReadOnlyToken000000000000000000")
     assert r["rc"] == 1
     assert not fake.check_runs and not fake.review_comments_for(1) and not fake.issue_comments_for(1)
+    assert [q for q in fake.requests if q.method != "GET"] == []
     errors = [l for l in r["stdout"].splitlines() if l.startswith("::error ")]
     warnings = [l for l in r["stdout"].splitlines() if l.startswith("::warning ")]
     assert 1 <= len(errors) <= 10 and len(warnings) == 10
     assert any("maturity" in l for l in errors)
-    assert "cannot write to this repository" in r["summary"]
+    assert "comes from a fork" in r["summary"] and "posted nothing" in r["summary"]
     assert_every_finding_in_summary(r)
-    # after the first refusal nothing else is attempted
-    assert len([q for q in fake.requests if q.method != "GET"]) == 1
     assert fake.violations == []
     assert_no_token_leak(fake, r)
+
+
+def test_read_only_token_is_refused_per_resource(fake_github, tmp_path):
+    """`permissions: contents: read` on a same-repository PR: each resource is tried once and
+    refused on its own; the check run's findings become annotations of the step."""
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    sync_pull(fake, ws, base, head)
+    fake.add_token("ghs_readOnlyToken00000000000000000000000", login="github-actions[bot]", type="Bot", write=False)
+    r = run_action(fake, tmp_path, ws, "run", token="ghs_readOnlyToken00000000000000000000000")
+    assert r["rc"] == 1
+    writes = [q.operation for q in fake.requests if q.method != "GET"]
+    assert writes == ["checks/create", "pulls/create-review", "issues/create-comment"]
+    assert not fake.check_runs and not fake.review_comments_for(1) and not fake.issue_comments_for(1)
+    for what in ("check run", "review", "summary comment"):
+        assert f"The {what} was refused (403" in r["summary"]
+    assert [l for l in r["stdout"].splitlines() if l.startswith("::error ")]
+    assert_every_finding_in_summary(r)
+    assert fake.violations == []
 
 
 def test_server_errors_and_secondary_rate_limits_lose_nothing(fake_github, tmp_path):
@@ -376,6 +407,7 @@ def test_fork_safe_second_workflow_on_workflow_run(fake_github, tmp_path):
                    check=True, capture_output=True)
     # workflow_run payloads are not in the vendored webhook cut: the fields olm-check reads
     payload = {"action": "completed", "workflow_run": {"id": 99, "head_sha": head, "pull_requests": [],
+                                                       "head_repository": {"full_name": "owner/repo"},
                                                        "event": "pull_request", "conclusion": "success"}}
     fake.add_commit(head, [base])
     env_pr = fake.pulls[1]

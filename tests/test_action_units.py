@@ -170,7 +170,7 @@ def test_client_retries_5xx_and_honours_retry_after(fake_github):
     assert fake.violations == []
 
 
-def test_client_stops_writing_after_a_read_only_refusal(fake_github):
+def test_a_read_only_refusal_stops_only_that_request(fake_github):
     fake = fake_github
     fake.add_pull(1)
     fake.add_token("ghs_readonly0000000000000000000000000000", write=False)
@@ -178,9 +178,9 @@ def test_client_stops_writing_after_a_read_only_refusal(fake_github):
     with pytest.raises(ReadOnly):
         gh.post("issues/1/comments", {"body": "x"})
     n = len(fake.requests)
-    with pytest.raises(ReadOnly):
-        gh.post("issues/1/comments", {"body": "y"})
-    assert len(fake.requests) == n  # not even tried
+    with pytest.raises(ReadOnly):  # another resource is still asked, once (no retry of a 403)
+        gh.post("pulls/1/reviews", {"commit_id": fake.pulls[1].head_sha, "event": "COMMENT", "body": "y"})
+    assert len(fake.requests) == n + 1
     assert gh.paginate("issues/1/comments") == []  # reading still works
 
 
@@ -201,3 +201,47 @@ def test_changed_since_runs_pr_shape_locally(repo):
     assert {b["path"] for b in rep["bundles"]} == {"operators/example-operator/1.0.0", "operators/example-operator/1.1.0"}
     bad = run_cli("check", ".", "--changed-since", "no-such-ref", cwd=str(ws))
     assert bad.returncode == 2 and "no-such-ref" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_every_declared_dependency_is_imported():
+    """pyproject.toml declares only what checker/ imports (PyGithub was declared and never
+    used: removed, the README says why)."""
+    import ast
+    import importlib.metadata as md
+    import re as _re
+
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        pytest.skip("tomllib needs Python 3.11")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {_re.split(r"[<>=!~ ;\[]", d, 1)[0].lower().replace("_", "-") for d in project["dependencies"]}
+    imported = set()
+    for path in (ROOT / "checker").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    dists = md.packages_distributions()
+    used = {d.lower().replace("_", "-") for mod in imported for d in dists.get(mod, [])}
+    assert declared - used == set(), f"declared but never imported: {sorted(declared - used)}"
+
+
+def test_every_input_is_read_and_documented():
+    import yaml
+
+    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    env_src = (ROOT / "checker" / "action" / "env.py").read_text()
+    readme = (ROOT / "README.md").read_text()
+    for name in inputs:
+        assert f'"{name}"' in env_src or f"INPUT_{name.upper()}" in env_src, name
+        assert f"| `{name}` |" in readme, name
+
+
+def test_a_deleted_fork_is_still_a_fork():
+    from checker.action.env import PullRequest
+
+    assert PullRequest(1, "h", "b", None, "owner/repo").from_fork  # head.repo null: the fork is gone
+    assert PullRequest(1, "h", "b", "someone/repo", "owner/repo").from_fork
+    assert not PullRequest(1, "h", "b", "Owner/Repo", "owner/repo").from_fork

@@ -529,29 +529,6 @@ def test_every_response_so_far_matches_githubs_response_schemas(gh):
     assert gh.violations == []
 
 
-def test_pygithub_can_drive_the_fake(gh):
-    github = pytest.importorskip("github")
-    # PyGithub 2 waits 0.25 s between requests and 1 s between writes by default.
-    g = github.Github(base_url=gh.url, auth=github.Auth.Token(gh.token), retry=None,
-                      seconds_between_requests=0, seconds_between_writes=0)
-    repo = g.get_repo("owner/repo")
-    pr = repo.get_pull(1)
-    for i in range(120):
-        gh.pr.add_file(f"extra/{i}.yaml", added_patch(1))
-    assert len(list(pr.get_files())) == 122
-    run = repo.create_check_run(name="olm-check", head_sha=pr.head.sha, status="completed",
-                                conclusion="success",
-                                output={"title": "ok", "summary": "nothing found"})
-    assert run.conclusion == "success"
-    pr.create_issue_comment("summary")
-    pr.create_review(body="olm-check", event="COMMENT", comments=[
-        {"path": "operators/foo/1.0.0/manifests/foo.csv.yaml", "line": 3, "side": "RIGHT",
-         "body": "inline"}])
-    assert [c.user.login for c in pr.get_review_comments()] == ["github-actions[bot]"]
-    assert any("/repositories/" in r.path for r in gh.calls("pulls/list-files"))
-    assert gh.violations == [] and gh.response_violations == []
-
-
 def test_binary_renamed_and_removed_files(fake_github):
     pr = fake_github.add_pull(5)
     pr.add_file("icon.png", binary=True, status="added")

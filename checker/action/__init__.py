@@ -10,14 +10,18 @@ diffs and commit presence.
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Optional
+from urllib.parse import quote
 
 from ..changes import ChangeError, affected, from_github_files, git_changes, git_patch, has_commits
+from ..report.github import inert, stop_commands, workflow_command
 from .client import ApiError, GitHub, ReadOnly
 from .diffmap import right_lines, split_git_diff
 from .env import ActionEnv, ActionError
@@ -27,7 +31,9 @@ MAX_PR_FILES = 3000
 
 
 def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+    """A line for the job log (stderr). It may hold text from the checked tree or from
+    GitHub's answers: made inert, so the runner never takes it for a workflow command."""
+    print(inert(msg), file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -109,27 +115,90 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
 
 def resolve_pull(env: ActionEnv, gh: Optional[GitHub], notes: list) -> None:
     """``workflow_run`` (the fork-safe second workflow): the pull request comes from the
-    ``pull_request`` input or the event; its head and base from the API. The commit reported
-    on is the one the triggering run checked (``workflow_run.head_sha``)."""
+    ``pull_request`` input or the event; its head and base from the API. The number is
+    written by the first, untrusted run (an artifact), so it is verified: the pull
+    request's head must be the commit and repository the triggering run checked
+    (``workflow_run.head_sha``, ``workflow_run.head_repository``), or nothing is written."""
     from .env import PullRequest
 
     if gh is None:
         raise ActionError("input pull_request needs a token (github_token) to read the pull request")
+    verify = env.event_name == "workflow_run"
+    if verify and not (env.run_head_sha and env.run_head_repo):
+        raise ActionError("the workflow_run event names no head commit and repository: the pull request "
+                          f"{env.pull_number} cannot be verified, so nothing was posted")
     try:
         pr = gh.get(f"pulls/{env.pull_number}")
     except ApiError as e:
         raise ActionError(f"pull request {env.pull_number} cannot be read ({e.status} {e.message})") from None
     head, base = pr.get("head") or {}, pr.get("base") or {}
-    head_sha = env.run_head_sha or head.get("sha")
-    if not isinstance(head_sha, str) or not isinstance(base.get("sha"), str):
-        raise ActionError(f"pull request {env.pull_number}: GitHub's answer has no head/base commit")
-    if env.run_head_sha and head.get("sha") and head.get("sha") != env.run_head_sha:
-        notes.append(f"The pull request has moved on to {head['sha'][:12]}; this report is for {env.run_head_sha[:12]}, "
-                     "the commit the triggering run checked.")
     repo_name = lambda side: (side.get("repo") or {}).get("full_name") if isinstance(side.get("repo"), dict) else None
+    if not isinstance(head.get("sha"), str) or not isinstance(base.get("sha"), str):
+        raise ActionError(f"pull request {env.pull_number}: GitHub's answer has no head/base commit")
+    if verify:
+        pr_repo = repo_name(head) or "(deleted repository)"
+        if head["sha"] != env.run_head_sha or pr_repo.lower() != env.run_head_repo.lower():
+            raise ActionError(
+                f"pull request {env.pull_number} is not the one the triggering run checked: its head is "
+                f"{head['sha'][:12]} in {pr_repo}, the run checked {env.run_head_sha[:12]} in {env.run_head_repo} "
+                "(a wrong number in the artifact, or the pull request moved on: its new commit gets its own "
+                "run); nothing was posted")
     cf = pr.get("changed_files")
-    env.pull = PullRequest(env.pull_number, head_sha, base["sha"], repo_name(head), repo_name(base),
+    env.pull = PullRequest(env.pull_number, head["sha"], base["sha"], repo_name(head), repo_name(base),
                            cf if isinstance(cf, int) else None)
+
+
+def base_config(env: ActionEnv, gh: Optional[GitHub], root: str, config: Optional[str], notes: list) -> Optional[str]:
+    """``config_from_base``: the config file as the pull request's base commit has it
+    (``git show`` when the checkout holds the base, else the contents API), written to a
+    file outside the workspace, so a pull request cannot change its own verdict (say
+    ``fail_on: never``). A config file outside the checked tree is not the pull request's:
+    used as it is."""
+    path = config or os.path.join(root, ".olm-check.yaml")
+    rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+    if rel.startswith("../") or rel == "..":
+        return config
+    base = env.pull.base_sha
+    text: Optional[str] = None
+    if has_commits(root, base):
+        if _git(root, "cat-file", "-e", f"{base}:{rel}") is not None:
+            try:
+                res = subprocess.run(["git", "-C", root, "show", f"{base}:{rel}"], capture_output=True, timeout=60)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise ActionError(f"config_from_base: git cannot read {rel} at the base commit ({e})") from None
+            if res.returncode != 0:
+                raise ActionError(f"config_from_base: git cannot read {rel} at the base commit {base[:12]}")
+            text = res.stdout.decode("utf-8", "replace")
+        source = f"the base commit {base[:12]} (git)"
+    elif gh is not None:
+        try:
+            data = gh.get(f"contents/{quote(rel)}", params={"ref": base})
+        except ApiError as e:
+            if e.status != 404:
+                raise ActionError(f"config_from_base: {rel} cannot be read from the base commit {base[:12]} "
+                                  f"({e.status} {e.message}); nothing was posted") from None
+            data = None
+        if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("content"), str):
+            try:
+                text = base64.b64decode(data["content"]).decode("utf-8", "replace")
+            except ValueError:
+                raise ActionError(f"config_from_base: GitHub's answer for {rel} is not base64") from None
+        elif data is not None:
+            raise ActionError(f"config_from_base: {rel} at the base commit is not a file")
+        source = f"the base commit {base[:12]} (GitHub API)"
+    else:
+        raise ActionError("config_from_base: the base commit is not in the checkout and there is no token "
+                          "to read it from GitHub")
+    tmp = tempfile.mkdtemp(prefix="olm-check-config-", dir=os.environ.get("RUNNER_TEMP") or None)
+    out = os.path.join(tmp, ".olm-check.yaml")
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(text or "")
+    if text is None:
+        notes.append(f"Configuration: `{rel}` does not exist at {source}: the defaults apply "
+                     "(`config_from_base`; the checked tree's copy is not used).")
+    else:
+        notes.append(f"Configuration: `{rel}` from {source} (`config_from_base`), not from the pull request.")
+    return out
 
 
 def _target(env: ActionEnv) -> Optional[list]:
@@ -166,6 +235,8 @@ def run_action(environ) -> int:
     notes: list = []
     if env.pull is None and env.pull_number is not None:
         resolve_pull(env, gh, notes)
+    if env.pull is not None and env.config_from_base:
+        config = base_config(env, gh, root, config, notes)
     if env.pull is not None and env.event_name in ("pull_request_target", "workflow_run"):
         here = _git(root, "rev-parse", "HEAD")
         if here and here != env.pull.head_sha:
@@ -191,6 +262,7 @@ def run_action(environ) -> int:
             raise ActionError(str(e)) from None
     report, findings = res.report, res.findings
     exit_code = res.exit_code
+    who = rp.Who(name=env.name)
 
     # 1. job summary, outputs, report files (no token needed)
     try:
@@ -199,8 +271,11 @@ def run_action(environ) -> int:
         files = {}
         notes.append(f"The report file could not be written ({e.strerror}).")
     try:
-        summary = rp.summary_markdown(report, findings, rp.MAX_STEP_SUMMARY - 20000)
-        rp.append_summary(env.summary_file, summary + "".join(f"\n{n}\n" for n in notes))
+        tail = "".join(f"\n{n}\n" for n in notes)
+        # GitHub's limit is 1 MiB per step, in bytes; what is appended later is short
+        budget = rp.MAX_STEP_SUMMARY - rp.utf8_len(tail) - 16384
+        summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len)
+        rp.append_summary(env.summary_file, summary + tail)
     except OSError as e:
         log(f"olm-check: the job summary could not be written ({e.strerror})")
     try:
@@ -212,43 +287,57 @@ def run_action(environ) -> int:
     except OSError as e:
         log(f"olm-check: the step outputs could not be written ({e.strerror})")
 
-    # 2-4. the API reporters, each on its own
+    # 2-4. the API reporters, each on its own: a refusal of one loses only that one
     late: list = []
-    read_only = False
+    annotate = False  # the check run was wanted and not posted: annotations of this step instead
     steps = []
     if gh is None:
         if env.pull is not None:
             late.append("No token: nothing was posted to the pull request (set `github_token`).")
+        annotate = env.check_run
+    elif env.pull is not None and env.event_name == "pull_request" and env.pull.from_fork:
+        late.append(f"This pull request comes from a fork ({env.pull.head_repo}): under `pull_request` its token "
+                    "is read-only, so olm-check posted nothing to it. The README's fork-safe workflow "
+                    "(`workflow_run`) posts the check run and the comments.")
+        annotate = True
     else:
+        if env.pull is not None and (env.review_comments or env.summary_comment):
+            ident = gh.identity()
+            who.login = ident["login"] if ident else None
         if env.check_run and env.head_sha:
             steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
-                                                            res.fail_on, env.run_url)))
+                                                            res.fail_on, env.run_url, who)))
         if env.pull is not None and env.review_comments and ch.changes is not None:
-            steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right, log)))
+            steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
+                                                      log, who)))
         if env.pull is not None and env.summary_comment:
-            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")])
-            steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body)))
+            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who)
+            steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))
     for name, step in steps:
-        if read_only:
-            break
         try:
             result = step()
             log(f"olm-check: {name}: {result}")
-        except ReadOnly:
-            read_only = True
         except ApiError as e:
-            late.append(f"The {name} could not be posted ({e.status} {e.message}); the findings are all above and in "
-                        "the JSON report.")
+            annotate = annotate or name == "check run"
+            if isinstance(e, ReadOnly) or e.status == 403:
+                why = ("the Checks API takes only GitHub App tokens (GITHUB_TOKEN or an App's), not a personal "
+                       "access token" if "github app" in e.message.lower() else
+                       f"the token may not write it: `permissions:` needs "
+                       f"`{'checks' if name == 'check run' else 'pull-requests'}: write`")
+                late.append(f"The {name} was refused ({e.status} {e.message}): {why}. The other reports were "
+                            "still made; the findings are all above and in the JSON report.")
+            else:
+                late.append(f"The {name} could not be posted ({e.status} {e.message}); the findings are all above "
+                            "and in the JSON report.")
             log(f"olm-check: {name} failed: {e}")
         except Exception as e:  # a bug here must not cost the other steps or the exit code
+            annotate = annotate or name == "check run"
             late.append(f"The {name} failed inside olm-check ({type(e).__name__}); the findings are all above.")
             log(f"olm-check: {name} failed: {type(e).__name__}: {e}")
-    if read_only:
+    if annotate and findings:
         shown = rp.workflow_commands(findings, sys.stdout)
-        late.append("The token cannot write to this repository (a pull request from a fork, or `permissions:` "
-                    "without `checks: write` and `pull-requests: write`), so nothing was posted to the pull "
-                    f"request: the {shown} most severe finding(s) are shown as annotations of this step, and every "
-                    "finding is listed above. The README's fork-safe workflow (`workflow_run`) posts them instead.")
+        late.append(f"No check run: the {shown} most severe finding(s) are shown as annotations of this step "
+                    "(GitHub shows 10 per severity), and every finding is listed above.")
     if late:
         try:
             rp.append_summary(env.summary_file, "".join(f"\n{n}\n" for n in late))
@@ -256,10 +345,11 @@ def run_action(environ) -> int:
             pass
         for n in late:
             log(f"olm-check: {n}")
-    # the terminal report in the log
+    # the terminal report in the log: text from the checked tree, inside a window in which
+    # the runner acts on no workflow command
     from ..report import render
 
-    sys.stdout.write(render("text", report, findings, RULES))
+    sys.stdout.write(stop_commands(render("text", report, findings, RULES)))
     sys.stdout.flush()
     return exit_code
 
@@ -276,12 +366,13 @@ def main(argv: Optional[list] = None, environ=None) -> int:
     try:
         return run_action(environ)
     except ActionError as e:
-        print(f"::error title=olm-check::{e}")
+        print(workflow_command("error", str(e), {"title": "olm-check"}), flush=True)
         log(f"olm-check: {e}")
         return 2
     except Exception as e:  # last line of defence: a message, never a traceback
         if environ.get("OLM_CHECK_DEBUG"):
             raise
-        print(f"::error title=olm-check::internal error: {type(e).__name__}: {e} (please report it)")
+        print(workflow_command("error", f"internal error: {type(e).__name__}: {e} (please report it)",
+                               {"title": "olm-check"}), flush=True)
         log(f"olm-check: internal error: {type(e).__name__}: {e} (set OLM_CHECK_DEBUG=1 for the traceback)")
         return 2

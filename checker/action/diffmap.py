@@ -32,6 +32,36 @@ def right_lines(patch: Optional[str]) -> set:
     return out
 
 
+_ESCAPES = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b", "f": b"\f",
+            "r": b"\r", "v": b"\v"}
+
+
+def git_path(name: str) -> str:
+    """A path as ``git diff`` prints it on its ``---``/``+++`` lines: C-quoted with octal
+    escapes when it holds a quote, a backslash, a control or a non-ASCII character
+    (``core.quotePath``): ``"b/caf\\303\\251.yaml"``; followed by a tab when it holds a
+    space. Returns the path itself (its bytes decoded as the file system's names are)."""
+    if name.endswith("\t"):
+        name = name[:-1]
+    if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
+        return name
+    body, out, i = name[1:-1], bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            n = body[i + 1]
+            if n in "01234567" and all(x in "01234567" for x in body[i + 1:i + 4]):
+                out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out += _ESCAPES.get(n, n.encode("utf-8"))
+            i += 2
+            continue
+        out += c.encode("utf-8")
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
 def split_git_diff(text: str) -> dict:
     """``git diff`` output -> {new path: its hunks} (deleted files are left out)."""
     files: dict = {}
@@ -50,7 +80,7 @@ def split_git_diff(text: str) -> dict:
             continue
         if in_header:
             if line.startswith("+++ "):
-                target = line[4:]
+                target = git_path(line[4:])
                 current = target[2:] if target.startswith("b/") else None
                 in_header = False
             elif line.startswith("@@"):

@@ -43,7 +43,9 @@ class PullRequest:
 
     @property
     def from_fork(self) -> bool:
-        return bool(self.head_repo and self.base_repo and self.head_repo != self.base_repo)
+        """The head repository is not the base repository (GitHub answers ``head.repo: null``
+        when the fork has been deleted: still not the base)."""
+        return bool(self.base_repo and (self.head_repo or "").lower() != self.base_repo.lower())
 
 
 @dataclass
@@ -74,6 +76,9 @@ class ActionEnv:
     push_after: Optional[str] = None
     pull_number: Optional[int] = None  # workflow_run: the PR to report on (input or event)
     run_head_sha: Optional[str] = None  # workflow_run: the commit the triggering run checked
+    run_head_repo: Optional[str] = None  # workflow_run: the repository that commit is from
+    name: str = ""  # namespaces the check run, the markers and the fingerprints
+    config_from_base: bool = False  # read the config file from the base commit
 
     @classmethod
     def from_environ(cls, environ) -> "ActionEnv":
@@ -101,6 +106,11 @@ class ActionEnv:
         env.summary_comment = _bool(environ.get("INPUT_SUMMARY_COMMENT"), "summary_comment", True)
         env.sarif_file = inp("sarif_file")
         env.report_file = inp("report_file") or "olm-check-report.json"
+        env.name = (inp("name") or "").strip()
+        if any(ord(ch) < 32 for ch in env.name) or len(env.name) > 100:
+            raise ActionError("input name: one line of at most 100 characters")
+        env.config_from_base = _bool(environ.get("INPUT_CONFIG_FROM_BASE"), "config_from_base",
+                                     env.event_name in ("pull_request_target", "workflow_run"))
         number = inp("pull_request")
         if number is not None:
             if not number.strip().isdigit():
@@ -137,6 +147,9 @@ class ActionEnv:
         elif self.event_name == "workflow_run" and isinstance(ev.get("workflow_run"), dict):
             wr = ev["workflow_run"]
             self.run_head_sha = wr.get("head_sha") if isinstance(wr.get("head_sha"), str) else None
+            hr = wr.get("head_repository")
+            if isinstance(hr, dict) and isinstance(hr.get("full_name"), str):
+                self.run_head_repo = hr["full_name"]
             prs = [p for p in wr.get("pull_requests") or [] if isinstance(p, dict)]
             if self.pull_number is None and prs and isinstance(prs[0].get("number"), int):
                 self.pull_number = prs[0]["number"]  # empty for pull requests from forks

@@ -1,14 +1,17 @@
 """Where the action puts findings, in design.md's order; each reporter stands alone.
 
 1. job summary and step outputs (no token needed), JSON report, SARIF;
-2. the check run ``olm-check`` on the head commit, every finding an annotation (50 per
-   request);
+2. the check run ``olm-check`` (``olm-check (NAME)``) on the head commit, created completed,
+   every finding an annotation (50 per request);
 3. one review with inline comments on RIGHT-side diff lines (errors and warnings, most
    severe first, at most ``MAX_INLINE``), each with a hidden fingerprint; a re-run adds no
-   duplicate and deletes its own stale comments that nobody answered;
+   duplicate and deletes its own stale or outdated comments that nobody answered;
 4. one sticky summary comment, found by its marker and author, updated in place;
-5. when the token may not write (403 "Resource not accessible by integration"):
-   workflow-command annotations for the most severe findings, and a note in the summary.
+5. when the check run cannot be posted (a fork PR's read-only token, no ``checks: write``,
+   a personal access token): workflow-command annotations for the most severe findings,
+   and a note in the summary.
+
+Whose comments are the action's own, and which run's: :class:`Who`.
 
 Reporters know findings and the report, never a rule.
 """
@@ -18,25 +21,77 @@ import json
 import os
 import re
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Optional
+from urllib.parse import quote
 
 from ..finding import SEVERITY_RANK
 from ..report import github as wfcmd
 from ..report import markdown as md
-from .client import ApiError, ReadOnly
+from .client import ApiError
 
 CHECK_NAME = "olm-check"
-BOT_LOGIN = "github-actions[bot]"
 SUMMARY_MARKER = "<!-- olm-check:summary -->"
 FP_MARKER = "<!-- olm-check:fp={} -->"
 MAX_INLINE = 30
 ANNOTATIONS_PER_REQUEST = 50
-MAX_OUTPUT = 65535  # check-run output.summary / output.text
-MAX_COMMENT = 65536  # issue / review comment body
-MAX_STEP_SUMMARY = 1024 * 1024  # GITHUB_STEP_SUMMARY per step
+MAX_OUTPUT = 65535  # check-run output.summary / output.text, characters
+MAX_COMMENT = 65536  # issue / review comment body, characters
+MAX_STEP_SUMMARY = 1024 * 1024  # GITHUB_STEP_SUMMARY per step, bytes
 WORKFLOW_COMMANDS_PER_LEVEL = 10  # GitHub shows at most 10 of each level per step
 LEVEL = {"error": "failure", "warning": "warning", "info": "notice"}
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+@dataclass
+class Who:
+    """Which check run and comments are this run's own: the ``name`` input namespaces the
+    check run's name, the summary marker and the fingerprints (two runs on one PR keep
+    apart); the token's identity says whose comments they are (``GET /user``'s login for a
+    personal token; for an installation token -- GITHUB_TOKEN or a GitHub App's, which have
+    no ``GET /user`` -- the App's bot, ``<slug>[bot]`` from the check run it created, or any
+    Bot account when no check run was made: comments with the marker from a person are never
+    taken for the action's)."""
+
+    name: str = ""
+    login: Optional[str] = None  # GET /user's, or the bot of the App that created the check run
+    nonce: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    @property
+    def check_name(self) -> str:
+        return f"{CHECK_NAME} ({self.name})" if self.name else CHECK_NAME
+
+    @property
+    def _ns(self) -> str:
+        return f"olm-check:{quote(self.name, safe='')}:" if self.name else "olm-check:"
+
+    @property
+    def summary_marker(self) -> str:
+        return f"<!-- {self._ns}summary -->" if self.name else SUMMARY_MARKER
+
+    @property
+    def fp_prefix(self) -> str:
+        return f"<!-- {self._ns}fp="
+
+    def fp_marker(self, fp: str) -> str:
+        return f"{self.fp_prefix}{fp} -->"
+
+    def fingerprint_of(self, body: str) -> Optional[str]:
+        start = body.find(self.fp_prefix)
+        if start < 0:
+            return None
+        end = body.find(" -->", start)
+        return body[start + len(self.fp_prefix):end] if end > start else None
+
+    def authored(self, item: dict) -> bool:
+        user = item.get("user") if isinstance(item.get("user"), dict) else {}
+        if self.login:
+            return user.get("login") == self.login
+        return user.get("type") == "Bot"
 
 
 def _now() -> str:
@@ -54,20 +109,27 @@ def conclusion(findings: list, fail_on: str) -> str:
     return "neutral" if findings else "success"
 
 
-def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; the JSON report has everything)\n") -> str:
-    if len(text) <= limit:
+def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; the JSON report has everything)\n",
+        measure=len) -> str:
+    """``text`` cut to ``limit`` (characters, or bytes with ``measure=utf8_len``)."""
+    if measure(text) <= limit:
         return text
-    return text[: max(0, limit - len(note))] + note
+    room = max(0, limit - measure(note))
+    if measure is len:
+        return text[:room] + note
+    return text.encode("utf-8")[:room].decode("utf-8", "ignore") + note
 
 
-def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check") -> str:
-    """The summary with as many findings as fit in ``budget`` characters (all when they fit)."""
+def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check", measure=len) -> str:
+    """The summary with as many findings as fit in ``budget`` (characters, or UTF-8 bytes
+    with ``measure=utf8_len``: the job summary's 1 MiB is bytes) -- all when they fit."""
     limit = len(findings)
     while True:
         text = md.summary(report, findings, title=title, limit=limit)
-        if len(text) <= budget or limit == 0:
-            return fit(text, budget)
-        limit = max(0, int(limit * budget / len(text) * 0.9))
+        size = measure(text)
+        if size <= budget or limit == 0:
+            return fit(text, budget, measure=measure)
+        limit = max(0, min(limit - 1, int(limit * budget / size * 0.9)))
 
 
 # --- 1. job summary, outputs, files ------------------------------------------------------
@@ -106,46 +168,67 @@ def annotation(f) -> dict:
     return a
 
 
-def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, details_url: Optional[str]) -> dict:
-    """Create the check run with every finding as an annotation. Returns what was done."""
+def find_check_run(gh, who: Who, head_sha: str) -> Optional[dict]:
+    """This run's check run, if a create that failed did happen (its ``external_id``)."""
+    try:
+        data = gh.get(f"commits/{head_sha}/check-runs", params={"check_name": who.check_name, "filter": "all",
+                                                               "per_page": 100})
+    except ApiError:
+        return None
+    runs = data.get("check_runs") if isinstance(data, dict) else None
+    return next((r for r in runs or [] if isinstance(r, dict) and r.get("external_id") == who.nonce), None)
+
+
+def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, details_url: Optional[str],
+              who: Optional[Who] = None) -> dict:
+    """The check run with every finding as an annotation. It is created ``completed`` (the
+    conclusion is known before anything is posted), with the first 50 annotations; the rest
+    are appended by updates. So it is never left ``in_progress`` (a required check would hang):
+    when an update fails the run keeps what it has, and says so in its summary."""
+    who = who or Who()
     s = report["summary"]
     title = (f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info in {s['bundles']} bundle(s)"
              if findings else f"No findings in {s['bundles']} bundle(s)")
     summary = summary_markdown(report, findings, MAX_OUTPUT)
     ann = [annotation(f) for f in by_severity(findings)]
     batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
-    body = {"name": CHECK_NAME, "head_sha": head_sha, "status": "in_progress", "started_at": _now(),
+    now = _now()
+    body = {"name": who.check_name, "head_sha": head_sha, "status": "completed",
+            "conclusion": conclusion(findings, fail_on), "started_at": now, "completed_at": now,
+            "external_id": who.nonce,
             "output": {"title": title, "summary": summary, "annotations": batches[0]}}
     if details_url:
         body["details_url"] = details_url
-    run = gh.post("check-runs", body)
+    run = gh.post("check-runs", body, recheck=lambda: find_check_run(gh, who, head_sha))
     run_id = run["id"]
+    app = run.get("app") if isinstance(run.get("app"), dict) else {}
+    if not who.login and isinstance(app.get("slug"), str) and app["slug"]:
+        # an installation token has no GET /user, but its check run names its App, whose
+        # bot account is <slug>[bot] (github-actions[bot] for GITHUB_TOKEN)
+        who.login = f"{app['slug']}[bot]"
     sent = len(batches[0])
-    failed_batches = 0
+    failed: Optional[ApiError] = None
     for batch in batches[1:]:
         try:
             gh.patch(f"check-runs/{run_id}", {"output": {"title": title, "summary": summary, "annotations": batch}})
             sent += len(batch)
-        except ReadOnly:
-            raise
+        except ApiError as e:
+            failed = e
+            break
+    if failed is not None:
+        note = (f"**{len(ann) - sent} of {len(ann)} annotations could not be added** ({failed.status} "
+                f"{md.text(failed.message)}); every finding is listed below and in the JSON report.\n\n")
+        try:
+            gh.patch(f"check-runs/{run_id}", {"output": {"title": title, "summary": fit(note + summary, MAX_OUTPUT)}})
         except ApiError:
-            failed_batches += 1
-    gh.patch(f"check-runs/{run_id}", {"status": "completed", "conclusion": conclusion(findings, fail_on),
-                                      "completed_at": _now(), "output": {"title": title, "summary": summary}})
-    return {"id": run_id, "annotations": sent, "failed_batches": failed_batches}
+            pass
+    return {"id": run_id, "annotations": sent, "missing": len(ann) - sent}
 
 
 # --- 3. review ---------------------------------------------------------------------------
 
-def _fingerprint_of(body: str) -> Optional[str]:
-    start = body.find("<!-- olm-check:fp=")
-    if start < 0:
-        return None
-    end = body.find(" -->", start)
-    return body[start + len("<!-- olm-check:fp="):end] if end > start else None
-
-
-def comment_body(f) -> str:
+def comment_body(f, who: Optional[Who] = None) -> str:
+    who = who or Who()
     icon = md.ICON.get(f.severity, "")
     lines = [f"{icon} **{f.severity}** {md.code(f.rule, table=False)}: {md.text(f.message)}"]
     if f.ocp_versions:
@@ -156,8 +239,9 @@ def comment_body(f) -> str:
         fence = "`" * max(3, longest + 1)
         if f.fix.description:
             lines.append(f"\n{md.text(f.fix.description)}")
-        lines.append(f"\n{fence}suggestion\n{repl}\n{fence}")
-    lines.append("\n" + FP_MARKER.format(f.fingerprint()))
+        # an empty block deletes the line; a block holding an empty line would blank it
+        lines.append(f"\n{fence}suggestion\n{repl}\n{fence}" if repl else f"\n{fence}suggestion\n{fence}")
+    lines.append("\n" + who.fp_marker(f.fingerprint()))
     return fit("\n".join(lines), MAX_COMMENT)
 
 
@@ -185,50 +269,76 @@ def inline_candidates(findings: list, right: dict) -> tuple:
     return inline, [f for f in findings if id(f) not in placed]
 
 
-def review(gh, number: int, head_sha: str, findings: list, right: dict, log=print) -> dict:
-    """Post new inline comments in one review, delete own stale ones without replies."""
+def outdated(c: dict) -> bool:
+    """A line comment GitHub no longer places on the diff (its line changed since)."""
+    return c.get("subject_type") != "file" and c.get("line") is None
+
+
+def review(gh, number: int, head_sha: str, findings: list, right: dict, log=print, who: Optional[Who] = None) -> dict:
+    """Post new inline comments in one review, delete own stale ones without replies. An
+    own comment GitHub shows as outdated does not count as posted: its finding is posted
+    again where it now is, and the outdated one goes (unless someone answered it)."""
+    who = who or Who()
     existing = gh.paginate(f"pulls/{number}/comments")
     replied = {c.get("in_reply_to_id") for c in existing if c.get("in_reply_to_id")}
-    own = [c for c in existing if (c.get("user") or {}).get("login") == BOT_LOGIN and _fingerprint_of(c.get("body") or "")]
-    have = {_fingerprint_of(c["body"]) for c in own}
+    own = [c for c in existing if who.authored(c) and who.fingerprint_of(c.get("body") or "")]
+    live = [c for c in own if not outdated(c)]
+    have = {who.fingerprint_of(c["body"]) for c in live}
     current = {f.fingerprint() for f in findings}
     inline, _rest = inline_candidates(findings, right)
     new = [f for f in inline if f.fingerprint() not in have]
     result = {"posted": 0, "file_level": 0, "unplaced": 0, "deleted": 0, "kept": len(have & current)}
     if new:
-        comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f)} for f in new]
+        comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f, who)} for f in new]
         n = len(new)
-        body = (f"olm-check found {n} problem{'s' if n != 1 else ''} on lines this pull request changes "
-                "(the summary comment and the check run list every finding).")
+        body = (f"olm-check{' (' + md.text(who.name) + ')' if who.name else ''} found {n} problem{'s' if n != 1 else ''} "
+                "on lines this pull request changes (the summary comment and the check run list every finding)."
+                f"\n<!-- olm-check:run={who.nonce} -->")
+
+        def find_review():
+            try:
+                return next((r for r in gh.paginate(f"pulls/{number}/reviews")
+                             if isinstance(r, dict) and who.nonce in (r.get("body") or "")), None)
+            except ApiError:
+                return None
+
         try:
             gh.post(f"pulls/{number}/reviews", {"commit_id": head_sha, "event": "COMMENT", "body": body,
-                                                "comments": comments})
+                                                "comments": comments}, recheck=find_review)
             result["posted"] = n
-        except ReadOnly:
-            raise
         except ApiError as e:
             if e.status != 422:
                 raise
             log(f"olm-check: the review was refused ({e.message}); posting the comments one by one")
             for f, c in zip(new, comments):
+                marker = who.fp_marker(f.fingerprint())
+
+                def find_comment(marker=marker):
+                    try:
+                        return next((x for x in gh.paginate(f"pulls/{number}/comments")
+                                     if who.authored(x) and marker in (x.get("body") or "") and not outdated(x)), None)
+                    except ApiError:
+                        return None
+
                 try:
-                    gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, **c})
+                    gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, **c}, recheck=find_comment)
                     result["posted"] += 1
                     continue
                 except ApiError as e1:
-                    if e1.status != 422 or isinstance(e1, ReadOnly):
+                    if e1.status != 422:
                         raise
                 try:
                     gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, "path": f.path,
-                                                         "body": c["body"], "subject_type": "file"})
+                                                         "body": c["body"], "subject_type": "file"},
+                            recheck=find_comment)
                     result["file_level"] += 1
                 except ApiError as e2:
-                    if e2.status != 422 or isinstance(e2, ReadOnly):
+                    if e2.status != 422:
                         raise
                     result["unplaced"] += 1
     for c in own:
-        fp = _fingerprint_of(c["body"])
-        if fp in current or c["id"] in replied:
+        fp = who.fingerprint_of(c["body"])
+        if (fp in current and not outdated(c)) or c["id"] in replied:
             continue
         gh.delete(f"pulls/comments/{c['id']}")
         result["deleted"] += 1
@@ -237,25 +347,37 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
 
 # --- 4. sticky summary comment -------------------------------------------------------------
 
-def sticky_body(report: dict, findings: list, notes: list) -> str:
-    head = SUMMARY_MARKER + "\n"
+def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None) -> str:
+    who = who or Who()
+    head = who.summary_marker + "\n"
     tail = "".join(f"\n{n}\n" for n in notes)
     budget = MAX_COMMENT - len(head) - len(tail) - 10
-    return head + summary_markdown(report, findings, budget) + tail
+    return head + summary_markdown(report, findings, budget, title=who.check_name) + tail
 
 
-def sticky_comment(gh, number: int, body: str) -> str:
+def sticky_comment(gh, number: int, body: str, who: Optional[Who] = None) -> str:
     """Create or update the one summary comment; returns created | updated | unchanged."""
-    comments = gh.paginate(f"issues/{number}/comments")
-    mine = [c for c in comments if (c.get("user") or {}).get("login") == BOT_LOGIN
-            and SUMMARY_MARKER in (c.get("body") or "")]
-    if mine:
-        c = mine[0]
+    who = who or Who()
+
+    def mine() -> list:
+        return [c for c in gh.paginate(f"issues/{number}/comments")
+                if who.authored(c) and who.summary_marker in (c.get("body") or "")]
+
+    found = mine()
+    if found:
+        c = found[0]
         if c.get("body") == body:
             return "unchanged"
         gh.patch(f"issues/comments/{c['id']}", {"body": body})
         return "updated"
-    gh.post(f"issues/{number}/comments", {"body": body})
+
+    def recheck():
+        try:
+            return next(iter(mine()), None)
+        except ApiError:
+            return None
+
+    gh.post(f"issues/{number}/comments", {"body": body}, recheck=recheck)
     return "created"
 
 

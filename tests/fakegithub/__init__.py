@@ -17,12 +17,19 @@ api_prefix="/api/v3", ...)`` as a context manager for anything else::
                                   type="Bot")           # a sticky comment from a past run
     fake_github.add_review_comment(1, path, line, "old finding", login=...)
     env = fake_github.actions_env(tmp_path, 1, action="synchronize")  # GITHUB_* + event.json
+    fake_github.add_token("ghp_pat", login="maintainer", type="User")  # a personal token:
+                                                # GET /user answers, the Checks API says 403
+    fake_github.add_token("ghs_app", login="my-app[bot]", type="Bot")  # an App's token:
+                                                # GET /user 403, check runs name app my-app
+    fake_github.add_content(pr.base_sha, ".olm-check.yaml", "fail_on: error\n")  # contents API
+    fake_github.outdate(comment)                # GitHub's outdated comment: line null
 
 Script faults (matched by method and a full-match regex on ``/repos/...`` paths)::
 
     fake_github.fail("POST", r".*/check-runs", 502, times=2)
     fake_github.fail("POST", r".*/comments", "secondary-rate-limit")   # retry-after: 1
     fake_github.fail("*", r".*", "bad-credentials")                     # 401
+    fake_github.fail("POST", r".*/check-runs", 502, after=True)  # created, then a 502
     fake_github.read_only = True                 # every write: 403 not accessible
 
 Inspect::

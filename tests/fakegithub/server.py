@@ -22,6 +22,7 @@ Nothing here talks to any address but 127.0.0.1.
 """
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -37,8 +38,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from . import contract
 from .contract import API_VERSION, Operation, conform
 from .state import (ACTIONS_BOT, Annotation, CheckRun, Commit, IssueComment, PullFile,
-                    PullRequest, Repo, Review, ReviewComment, Site, Token, User, fake_sha,
-                    next_id, now)
+                    PullRequest, Repo, Review, ReviewComment, Site, Token, User, blob_sha,
+                    fake_sha, next_id, now)
 
 #: The token the fake accepts out of the box; it acts as ``github-actions[bot]``.
 DEFAULT_TOKEN = "ghs_fakeGitHubToken0000000000000000000000"
@@ -104,6 +105,7 @@ class Fault:
     delay: float = 0.0              # seconds to wait before answering
     label: str = ""
     hits: int = 0
+    after: bool = False             # do the request first, then answer with the fault
 
     def matches(self, method: str, route: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -206,6 +208,8 @@ class FakeGitHub:
         self.issue_comments: dict = {}
         self.review_comments: dict = {}
         self.reviews: dict = {}
+        #: (commit sha, path) -> file text, for GET .../contents/{path}?ref=
+        self.contents: dict = {}
         #: every request, in arrival order
         self.requests: list = []
         #: requests that break GitHub's published contract: assert it stays empty
@@ -355,11 +359,22 @@ class FakeGitHub:
             self.review_comments[c.id] = c
             return c
 
+    def add_content(self, sha: str, path: str, text: str) -> None:
+        """File ``path`` as commit ``sha`` has it (served by the contents API)."""
+        with self.lock:
+            self.contents[(sha, path)] = text
+
+    def outdate(self, comment: ReviewComment) -> None:
+        """Make a review comment outdated, as GitHub does when its line changes: the API
+        then answers ``line``/``position`` null (``original_line`` stays)."""
+        with self.lock:
+            comment.outdated = True
+
     # --- faults -----------------------------------------------------------------------
     def fail(self, method: Optional[str], path: str, kind: Union[int, str] = 500, *,
              times: Optional[int] = 1, retry_after: int = 1, body: Any = None,
              headers: Optional[dict] = None, delay: float = 0.0,
-             status: Optional[int] = None) -> Fault:
+             status: Optional[int] = None, after: bool = False) -> Fault:
         """Script a failure for the next ``times`` requests matching method and path.
 
         ``path`` is a regular expression matched in full against the request path in
@@ -374,7 +389,9 @@ class FakeGitHub:
         - ``"timeout"``: answers 504 after ``delay`` (default 1 s).
 
         ``body``/``headers``/``status`` override the defaults (GitHub also answers
-        secondary rate limits with 429). ``times=None`` keeps the fault forever. Faults
+        secondary rate limits with 429). ``times=None`` keeps the fault forever.
+        ``after=True``: the request is carried out, then answered with the fault (a create
+        that happened although the client saw a 5xx or a timeout). Faults
         are tried in the order added;
         the first one that still has uses answers. Returns the :class:`Fault` (see
         ``fault.hits``).
@@ -384,7 +401,7 @@ class FakeGitHub:
         if kind == "timeout" and not delay:
             delay = 1.0
         fault = Fault(method, path, status, default_body if body is None else body,
-                      {**default_headers, **(headers or {})}, times, delay, str(kind))
+                      {**default_headers, **(headers or {})}, times, delay, str(kind), after=after)
         with self.lock:
             self.faults.append(fault)
         return fault
@@ -631,7 +648,12 @@ class FakeGitHub:
                     violate("schema", msg, op)
 
         # Scripted faults take precedence over everything below.
+        late_fault = None
         for fault in self.faults:
+            if fault.matches(method, route) and fault.after:
+                fault.hits += 1
+                late_fault = fault
+                break
             if fault.matches(method, route):
                 fault.hits += 1
                 body_out = fault.body
@@ -662,6 +684,14 @@ class FakeGitHub:
                 return finish(self._error(404, "Not Found", op))
         if op.is_write and (self.read_only or (tok is not None and not tok.write)):
             return finish(self._error(403, "Resource not accessible by integration", op))
+        if op.operation_id.startswith("checks/") and op.is_write and user is not None \
+                and user.type != "Bot":
+            # a personal access token (or a user's OAuth token): the Checks API refuses it
+            return finish(self._error(403, "You must authenticate via a GitHub App.", op))
+        if op.operation_id == "users/get-authenticated" and user is not None \
+                and user.type == "Bot":
+            # an installation token (GITHUB_TOKEN or a GitHub App's) has no user
+            return finish(self._error(403, "Resource not accessible by integration", op))
 
         self.rate["used"] += 1
         ctx = _Ctx(op, params, coerced, query_pairs, body if body is not None else {},
@@ -675,6 +705,9 @@ class FakeGitHub:
             resp.body = conform(resp.body, op.response_schema or {}, self.contract.defs)
             for msg in self.contract.response_errors(op, resp.body):
                 self.response_violations.append(f"{op.operation_id}: {msg}")
+        if late_fault is not None:
+            return finish(Response(late_fault.status, late_fault.body, dict(late_fault.headers)),
+                          late_fault)
         return finish(resp)
 
     def _common_headers(self, request_id: str, login: Optional[str]) -> dict:
@@ -871,6 +904,31 @@ class FakeGitHub:
     def _repos_get(self, ctx):
         return Response(200, self.repo.to_json(self.site))
 
+    def _users_get_authenticated(self, ctx):
+        if ctx.user is None:
+            self._raise(401, "Requires authentication", ctx)
+        return Response(200, ctx.user.to_json(self.site))
+
+    def _repos_get_content(self, ctx):
+        from urllib.parse import unquote
+
+        path = unquote(ctx.params["path"])
+        ref = ctx.query.get("ref") or self.repo.default_branch
+        sha = self._resolve_ref(ref)
+        text = self.contents.get((sha, path))
+        if text is None:
+            self._raise(404, "Not Found", ctx)
+        data = text.encode()
+        encoded = base64.b64encode(data).decode()
+        # GitHub wraps the base64 at 60 characters
+        content = "\n".join(encoded[i:i + 60] for i in range(0, len(encoded), 60)) + "\n"
+        api = f"{self.repo.api_url(self.site)}/contents/{path}?ref={ref}"
+        return Response(200, {
+            "type": "file", "encoding": "base64", "size": len(data),
+            "name": path.rsplit("/", 1)[-1], "path": path, "content": content,
+            "sha": blob_sha(text), "url": api, "git_url": None, "html_url": None,
+            "download_url": None, "_links": {"self": api, "git": None, "html": None}})
+
     def _checks_create(self, ctx):
         b = ctx.body
         if self._resolve_ref(b["head_sha"]) != b["head_sha"]:
@@ -883,6 +941,8 @@ class FakeGitHub:
                     f"{pr.head_sha}")
         run = CheckRun(next_id(), b["name"], b["head_sha"], self.user(ACTIONS_BOT.login),
                        details_url=b.get("details_url"), external_id=b.get("external_id", ""))
+        if ctx.user is not None and ctx.user.login.endswith("[bot]"):
+            run.app_slug = ctx.user.login[:-len("[bot]")]  # an App's bot is <slug>[bot]
         self._apply_check(ctx, run, b, creating=True)
         self.check_runs[run.id] = run
         return Response(201, run.to_json(self.site, self.repo,
@@ -1230,6 +1290,8 @@ class _PullCommit(Commit):
 _HANDLERS: dict = {
     "rate-limit/get": FakeGitHub._rate_limit,
     "repos/get": FakeGitHub._repos_get,
+    "users/get-authenticated": FakeGitHub._users_get_authenticated,
+    "repos/get-content": FakeGitHub._repos_get_content,
     "checks/create": FakeGitHub._checks_create,
     "checks/get": FakeGitHub._checks_get,
     "checks/update": FakeGitHub._checks_update,

@@ -271,17 +271,20 @@ class CheckRun:
                                                   "text": None})
     annotations: list = field(default_factory=list)   # Annotation, appended by updates
     updates: int = 0                                   # PATCH requests applied
+    app_slug: str = "github-actions"                   # the App whose token created it
 
     def to_json(self, site: Site, repo: Repo, pulls: list) -> dict:
         api = repo.api_url(site)
         html = f"{repo.html_url(site)}/runs/{self.id}"
         suite_id = self.id + 500_000_000
         app = {
-            "id": 15368, "slug": "github-actions", "node_id": "MDM6QXBwMTUzNjg=",
+            "id": 15368 if self.app_slug == "github-actions" else 900000 + len(self.app_slug),
+            "slug": self.app_slug, "node_id": "MDM6QXBwMTUzNjg=",
             "client_id": "Iv1.00000000000000", "owner": self.app_owner.to_json(site),
-            "name": "GitHub Actions", "description": "Automate your workflow from idea to"
+            "name": "GitHub Actions" if self.app_slug == "github-actions" else self.app_slug,
+            "description": "Automate your workflow from idea to"
             " production", "external_url": "https://help.github.com/en/actions",
-            "html_url": f"{site.web}/apps/github-actions",
+            "html_url": f"{site.web}/apps/{self.app_slug}",
             "created_at": "2018-07-30T09:30:17Z", "updated_at": "2024-04-10T20:33:16Z",
             "permissions": {"checks": "write", "pull_requests": "write",
                             "issues": "write", "contents": "read", "metadata": "read"},
@@ -388,6 +391,7 @@ class ReviewComment:
     in_reply_to_id: Optional[int] = None
     created_at: str = field(default_factory=now)
     updated_at: str = ""
+    outdated: bool = False              # its line changed since: GitHub answers line null
 
     def __post_init__(self):
         self.updated_at = self.updated_at or self.created_at
@@ -399,7 +403,7 @@ class ReviewComment:
         out = {
             "url": api, "id": self.id, "node_id": node_id("PRRC", self.id),
             "pull_request_review_id": self.review_id, "diff_hunk": self.diff_hunk,
-            "path": self.path, "position": self.position,
+            "path": self.path, "position": None if self.outdated else self.position,
             "original_position": self.position, "commit_id": self.commit_id,
             "original_commit_id": self.commit_id, "user": self.user.to_json(site),
             "body": self.body, "created_at": self.created_at,
@@ -407,8 +411,10 @@ class ReviewComment:
             "author_association": association(self.user, repo),
             "_links": {"self": {"href": api}, "html": {"href": html},
                        "pull_request": {"href": pr_api}},
-            "start_line": self.start_line, "original_start_line": self.start_line,
-            "start_side": self.start_side, "line": self.line, "original_line": self.line,
+            "start_line": None if self.outdated else self.start_line,
+            "original_start_line": self.start_line,
+            "start_side": self.start_side, "line": None if self.outdated else self.line,
+            "original_line": self.line,
             "side": self.side, "subject_type": self.subject_type,
             "reactions": _reactions(api),
         }
