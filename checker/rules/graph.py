@@ -544,25 +544,19 @@ def _walk_text(head, by_csv, limit=10) -> str:
 
 
 def _dangling(name, facts, channels, lenient, in_cycle, built):
-    """dangling-bundle: a bundle that is no channel's head and that no bundle of the catalog
-    opm builds (the channel entries, ``_opm_channels``) replaces, skips or covers with
-    olm.skipRange: nothing upgrades from it. Reported once per stranded chain, on its newest
-    bundle (the older bundles it replaces are stranded with it)."""
+    """dangling-bundle: a bundle that is in no channel opm builds (``_opm_channels``: not
+    reached by a head's replaces walk nor skipped by a walked bundle) and that no catalog
+    entry covers with olm.skipRange: nothing upgrades from it. Reported once per stranded
+    chain, on its newest bundle (the older bundles it replaces are stranded with it)."""
     opm = _opm_channels(facts, channels)
     heads = {h.rel for h, _e in opm.values()}
     entries = set().union(*(e for _h, e in opm.values())) if opm else set()
-    sources = [g for g in facts if g.rel in entries]
-    ranges = [(g, range_fn(g.skip_range)) for g in sources if g.skip_range]
-    upgraded = set()  # CSV names some catalog entry replaces or skips
-    for g in sources:
-        if g.replaces:
-            upgraded.add(g.replaces)
-        upgraded.update(n for n, _p in g.skips)
+    # a catalog entry's skipRange travels with its bundle; its replaces and skips are what the
+    # channel's walk made of them (a bundle only skipped, not walked, contributes no edges)
+    ranges = [(g, range_fn(g.skip_range)) for g in facts if g.rel in entries and g.skip_range]
     stranded = []
     for f in facts:
-        if f.rel in heads or f.rel in in_cycle or not f.channels or all(c in lenient for c in f.channels):
-            continue
-        if f.csv_name in upgraded:
+        if f.rel in heads or f.rel in entries or f.rel in in_cycle or not f.channels or all(c in lenient for c in f.channels):
             continue
         v = _version(f)
         if v is None or any(rf is not None and g is not f and rf(v) for g, rf in ranges):
