@@ -621,8 +621,10 @@ def default_channel(repo, ctx):
             path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
             chans = ", ".join(package_channels)
             if f is decider:
+                alone = (" (olm-check sees only this bundle of the operator: check the operator's directory to compare it with "
+                         "the others)" if len(reg) == 1 else "")
                 yield finding("bundle-annotations", path, None,
-                              f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}). "
+                              f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}){alone}. "
                               f"This bundle ({_label(f)}) is the package's highest version, so its default channel becomes the package's, "
                               f"and opm refuses a package whose default channel does not exist: the catalog build fails. Set it to one of "
                               f"{chans}, or add '{d}' to this bundle's operators.operatorframework.io.bundle.channels.v1.",
