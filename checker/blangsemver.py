@@ -260,7 +260,7 @@ def _expand_wildcards(groups: list) -> list:
         new = []
         for ap in g:
             op, vs = _split_comparator(ap)
-            if ".x" in ap:
+            if "x" in ap:  # range.go: strings.Contains(ap, "x"), any x (a prerelease "-fix" too)
                 wt = _wildcard_type(vs)
                 flat = _flat(vs)
                 inc = False
@@ -284,6 +284,11 @@ def _expand_wildcards(groups: list) -> list:
                     rv = _inc(flat, 1) if wt == 3 else (_inc(flat, 0) if wt == 2 else "")
                 else:
                     rv = flat
+                if not rv:
+                    # range.go leaves the comparator without a version, which ParseRange then refuses
+                    raise SemverError(f"'{ap}' holds an 'x', which OLM's parser (blang/semver) expands as a wildcard "
+                                      f"('1.2.x'), and it cannot expand this one: avoid an 'x' in a version's prerelease "
+                                      f"or build part with this comparator")
                 ap = rop + rv
             new.append(ap)
         out.append(new)

@@ -28,6 +28,11 @@ def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
         if ch:
             f.channels = [c.strip() for c in ch.split(",") if c.strip()]
         f.default_channel = b.annotations.str("operators.operatorframework.io.bundle.channel.default.v1")
+        # where the default channel annotation is, for the package-level default-channel check
+        # (graph.default_channel); picklable Pos values only
+        dn = b.annotations.get("operators.operatorframework.io.bundle.channel.default.v1")
+        if dn is not None and b.annotations_file is not None:
+            f.extra["default_pos"] = _pos(b.annotations_file, dn)
     csv = b.csv
     if csv is not None:
         f.csv_name = csv.name

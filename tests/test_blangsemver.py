@@ -39,10 +39,20 @@ def test_ranges_match_like_blang(rng, inside, outside):
     (">=1.0.0 <01.2.0", "leading zeros"),
     (">=1.0.0-", "empty"),
     (">=", "no version"),
+    # range.go expands any comparator holding an 'x' as a wildcard (strings.Contains(ap, "x")),
+    # so a prerelease with an x fails with <=, >, = and != (and passes with < and >=)
+    ("<=1.0.0-fix", "expands as a wildcard"),
+    ("=1.0.0-x1", "expands as a wildcard"),
+    (">1.0.0-xyz <2.0.0", "expands as a wildcard"),
 ])
 def test_invalid_ranges_say_why(rng, reason):
     err = check_range(rng)
     assert err is not None and reason in err, err
+
+
+def test_an_x_outside_a_wildcard_passes_where_blang_keeps_the_comparator():
+    assert check_range("<1.0.0-fix") is None
+    assert check_range(">=1.0.0-xyz") is None
 
 
 def test_hyphen_range_parses_but_matches_nothing():

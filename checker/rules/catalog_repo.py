@@ -5,11 +5,17 @@ from collections import Counter
 
 from ..catalogs import checked_operators
 from ..nodes import Mapping, Scalar, Sequence
-from . import check, define, finding
+from . import check, define, finding, refusal
+
+_CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/"
 
 CATEGORY = "catalog"
 
-define("operator-name", "error", "Package name, CSV name prefix and directory name disagree", category=CATEGORY, mixed=True, explanation="""
+define("operator-name", "error", "Package name, CSV name prefix and directory name disagree", category=CATEGORY, mixed=True, refused_by=[
+    refusal("catalog-ci", "the static check check_operator_name fails a bundle whose package name, CSV name prefix or "
+            "directory disagree, or that leaves the name the operator's other bundles share (a warning when they already "
+            "disagree)", _CI + "operatorcert/static_tests/common/bundle.py"),
+], explanation="""
     What: in a catalog repository (`operators/<name>/<version>/`), the package name in
     metadata/annotations.yaml, the operator name the CSV's metadata.name starts with
     (`<name>.v<version>`) and the directory name must be the same, in this bundle and across
@@ -17,8 +23,9 @@ define("operator-name", "error", "Package name, CSV name prefix and directory na
     bundles agree on another name; warning when the operator's bundles already disagree among
     themselves (as the catalog's CI does).
 
-    Why: the catalog's CI refuses a mismatch ("Operator name ... does not match"); a bundle
-    with another package name would start a second package in the catalog.
+    Why: the catalog's CI (static check `check_operator_name`) refuses a mismatch ("Operator
+    name ... does not match"); a bundle with another package name would start a second
+    package in the catalog.
 
     Fix: use one name everywhere: the directory, the package annotation and the CSV prefix.
 
@@ -108,7 +115,12 @@ def operator_name(repo, ctx):
                               severity=sev, line=p.line if p else 1, column=p.column if p else 1)
 
 
-define("ci-config", "error", "operators/<name>/ci.yaml is invalid", category=CATEGORY, explanation="""
+define("ci-config", "error", "operators/<name>/ci.yaml is invalid", category=CATEGORY, refused_by=[
+    refusal("catalog-ci", "the static check check_schema_operator_ci_config validates ci.yaml against the pipeline's JSON "
+            "schema and fails the pull request on any violation", _CI + "operatorcert/static_tests/common/operator.py"),
+    refusal("catalog-ci", "the pipeline's read-config task stops when an FBC operator's ci.yaml also sets updateGraph",
+            _CI + "ansible/roles/operator-pipeline/templates/openshift/tasks/read-config.yaml"),
+], explanation="""
     What: the operator's `ci.yaml` is checked against the catalog pipeline's schema:
     `updateGraph` one of `replaces-mode`, `semver-mode`; `reviewers` a non-empty list of
     GitHub user names; `merge` a boolean; `fbc` a mapping with only `enabled` (boolean),
@@ -117,9 +129,14 @@ define("ci-config", "error", "operators/<name>/ci.yaml is invalid", category=CAT
     `olm.semver`) and `catalog_names` (a non-empty list of unique catalog names such as
     `v4.16`). A misspelled key (`catalogs_names`) is reported with the right spelling.
 
-    Why: the pipeline validates ci.yaml and stops the pull request on a schema error; a
-    wrong `updateGraph` breaks the operator's update-graph checks, and a bad
-    `catalog_mapping` renders no catalog.
+    An FBC operator (`fbc.enabled: true`) must not set `updateGraph`: its catalogs hold the
+    update graph.
+
+    Why: the pipeline validates ci.yaml against its JSON schema (static check
+    `check_schema_operator_ci_config`) and stops the pull request on a violation; its
+    read-config step stops when `updateGraph` is set on an FBC operator. A wrong
+    `updateGraph` breaks the operator's update-graph checks, and a bad `catalog_mapping`
+    renders no catalog.
 
     Fix: correct the value at the line shown.
 
@@ -192,6 +209,10 @@ def ci_config(repo, ctx):
         if mg is not None and not (isinstance(mg, Scalar) and isinstance(mg.value, bool)):
             yield bad(mg, "merge must be true or false.")
         fbc = doc.get("fbc")
+        en0 = fbc.get("enabled") if isinstance(fbc, Mapping) else None
+        if ug is not None and isinstance(en0, Scalar) and en0.value is True:
+            yield bad(ug, "updateGraph is set, but this operator uses file-based catalogs (fbc.enabled: true): its catalogs hold the "
+                          "update graph, and the pipeline stops ('FBC is enabled, updateGraph cannot be defined'). Remove updateGraph.")
         if fbc is None or (isinstance(fbc, Scalar) and fbc.value is None):
             continue
         if not isinstance(fbc, Mapping):

@@ -14,7 +14,7 @@ from ..blangsemver import SemverError, parse as parse_semver, parse_range
 from ..catalogs import checked_operators
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import vkey
-from . import check, define, finding
+from . import check, define, finding, refusal
 
 CATEGORY = "catalog"
 
@@ -138,7 +138,12 @@ def _canonical_for(listed: list, ctx) -> str:
 # ---------------------------------------------------------------------------------------
 # fbc-schema
 
-define("fbc-schema", "error", "A file-based catalog blob breaks the rules opm validate enforces", category=CATEGORY, explanation="""
+define("fbc-schema", "error", "A file-based catalog blob breaks the rules opm validate enforces", category=CATEGORY, refused_by=[
+    refusal("opm", "`opm validate` (and rendering or serving the catalog) refuses a catalog whose packages, channels, bundles "
+            "or deprecations break its model validation", "https://github.com/operator-framework/operator-registry/blob/master/alpha/model/model.go"),
+    refusal("catalog-ci", "the pipeline runs `opm validate` on every catalog a pull request changes and fails it",
+            "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/opm.py"),
+], explanation="""
     What: every blob of `catalogs/<release>/<operator>/catalog.{yaml,json}` is checked as
     `opm validate` checks it: each blob has a `schema`; `olm.package` has a DNS-1123 name and
     a `defaultChannel` that exists; `olm.channel` belongs to a known package, has entries that

@@ -136,24 +136,56 @@ def bundle_layout(bundle: Bundle, ctx):
             yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(KNOWN_MEDIATYPES[:3])}). Write 'registry+v1' for a bundle with a ClusterServiceVersion.")
 
 
-@rule("bundle-annotations", "error", "Required bundle annotations are missing or inconsistent")
+from . import refusal as _refusal  # noqa: E402  (kept beside the rule it serves)
+
+_OPM_ANNOTATIONS = "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/validate.go"
+_OPM_DEFAULT = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/registry/populator.go"
+_CI_DOCKERFILE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/entrypoints/bundle_dockerfile.py"
+
+
+@rule("bundle-annotations", "error", "Required bundle annotations are missing or inconsistent", mixed=True, refused_by=[
+    _refusal("opm", "`opm alpha bundle validate` (and the index build) refuses a bundle whose annotations.yaml lacks the "
+             "mediatype, manifests, metadata, package or channels key, or sets an empty default channel", _OPM_ANNOTATIONS),
+    _refusal("opm", "`opm index add` refuses a package whose default channel, taken from its highest-version bundle, is not "
+             "one of the package's channels (\"unable to determine default channel\")", _OPM_DEFAULT),
+    _refusal("catalog-ci", "the catalog pipeline builds the bundle image from a Dockerfile it generates from annotations.yaml, "
+             "copying the directories the manifests/metadata annotations name: another directory fails or skews the build",
+             _CI_DOCKERFILE),
+])
 def bundle_annotations(bundle: Bundle, ctx):
     """
     What: metadata/annotations.yaml must name the package
     (`operators.operatorframework.io.bundle.package.v1`), the channels (`...channels.v1`,
     comma-separated), the manifests and metadata directories (`...manifests.v1: manifests/`,
-    `...metadata.v1: metadata/`) and, when set, a default channel that is one of the channels.
-    A bundle.Dockerfile's LABELs must match these annotations.
+    `...metadata.v1: metadata/`) and, when set, a non-empty default channel.
 
-    Why: opm reads these to place the bundle in its package and channels; a default channel
-    that is not among the channels makes the package unresolvable.
+    The default channel is a fact of the package, not of each bundle: opm takes the package's
+    default channel from its highest-version bundle, and that channel must exist in the
+    package (some bundle lists it). In a catalog repository (`operators/<name>/<version>/`)
+    olm-check therefore checks it across the operator's bundles: only the head bundle's
+    default decides (an error when no bundle of the operator is in that channel); an older
+    bundle may name any channel the package has, and one the package does not have is a
+    warning (it no longer decides anything). Operators whose catalogs are file-based
+    (`fbc: {enabled: true}` in ci.yaml) are skipped: their catalogs set the default channel
+    (`fbc-schema` checks it). A bundle checked on its own, without its operator around it,
+    gets a warning when its default is not among its own channels (the package may already
+    have that channel; olm-check cannot see it).
 
-    Fix: add the missing keys, or make the default channel one of the listed channels.
+    A bundle.Dockerfile's LABELs should match these annotations: a warning for a bundle
+    checked on its own (opm reads annotations.yaml, not the labels); not reported in a catalog
+    repository, whose pipeline generates the Dockerfile from annotations.yaml.
+
+    Why: opm reads these to place the bundle in its package and channels; it refuses missing
+    keys and an empty default, and a package whose default channel does not exist. Errors
+    are what `opm` or the catalog pipeline refuses; the rest are warnings.
+
+    Fix: add the missing keys; set the head bundle's default channel to one of the package's
+    channels.
 
     Bad:
         annotations:
           operators.operatorframework.io.bundle.channels.v1: alpha
-          operators.operatorframework.io.bundle.channel.default.v1: stable
+          operators.operatorframework.io.bundle.channel.default.v1: stable   # no bundle is in stable
     Good:
         annotations:
           operators.operatorframework.io.bundle.channels.v1: stable,alpha
@@ -165,6 +197,7 @@ def bundle_annotations(bundle: Bundle, ctx):
         return
     if bundle.mediatype not in (REGISTRY_V1, None):
         return  # plain bundles have their own rules
+    in_catalog = bundle.operator is not None  # operators/<name>/<version>/ of a catalog repository
     required = [
         (PACKAGE_KEY, "the package name"),
         (CHANNELS_KEY, "the channels the bundle is in"),
@@ -174,34 +207,53 @@ def bundle_annotations(bundle: Bundle, ctx):
     for key, what in required:
         v = ann.get(key)
         if v is None:
-            yield finding("bundle-annotations", af, ann, f"the required annotation {key} ({what}) is missing; opm cannot place the bundle. Add it.")
+            yield finding("bundle-annotations", af, ann, f"the required annotation {key} ({what}) is missing; opm cannot place the bundle. Add it.",
+                          severity="error")
         elif not isinstance(v, Scalar) or not isinstance(v.value, str) or not v.value.strip():
-            yield finding("bundle-annotations", af, v, f"{key} must be a non-empty string ({what}).")
+            yield finding("bundle-annotations", af, v, f"{key} must be a non-empty string ({what}).", severity="error")
     channels = []
     ch = ann.get(CHANNELS_KEY)
     if isinstance(ch, Scalar) and isinstance(ch.value, str):
         channels = [c.strip() for c in ch.value.split(",")]
         if any(c == "" for c in channels):
-            yield finding("bundle-annotations", af, ch, f"the channel list '{ch.value}' has an empty entry; write the channel names separated by commas without gaps.")
+            yield finding("bundle-annotations", af, ch, f"the channel list '{ch.value}' has an empty entry; write the channel names separated by commas without gaps.",
+                          severity="error")
         channels = [c for c in channels if c]
     dflt = ann.get(DEFAULT_KEY)
-    if isinstance(dflt, Scalar) and channels:
-        if not isinstance(dflt.value, str) or dflt.value.strip() not in channels:
+    if isinstance(dflt, Scalar):
+        value = dflt.value.strip() if isinstance(dflt.value, str) else None
+        if not value:
+            # opm's annotation validation: the key may be left out, but not left empty
             yield finding("bundle-annotations", af, dflt,
-                          f"the default channel '{dflt.raw}' is not one of the bundle's channels ({', '.join(channels)}); opm cannot resolve the package's default channel. Set it to one of them or add it to {CHANNELS_KEY}.")
+                          f"the default channel annotation {DEFAULT_KEY} is empty; opm refuses an empty default channel. Set it to one of "
+                          f"the package's channels{' (' + ', '.join(channels) + ')' if channels else ''}, or remove the key.",
+                          severity="error")
+        elif channels and value not in channels and not in_catalog:
+            # a bundle on its own: the package may have this channel from earlier bundles
+            yield finding("bundle-annotations", af, dflt,
+                          f"the default channel '{value}' is not one of this bundle's channels ({', '.join(channels)}). The package's "
+                          f"default channel comes from its highest-version bundle and must be a channel some bundle of the package is in: "
+                          f"unless earlier bundles of the package are in '{value}', opm refuses the package. Set it to one of "
+                          f"{', '.join(channels)}, or add '{value}' to {CHANNELS_KEY}.",
+                          severity="warning")
     for key, value in ((MANIFESTS_KEY, "manifests/"), (METADATA_KEY, "metadata/")):
         v = ann.get(key)
         if isinstance(v, Scalar) and isinstance(v.value, str) and v.value.strip() and v.value.strip().rstrip("/") != value.rstrip("/"):
-            yield finding("bundle-annotations", af, v, f"{key} is '{v.value}', but bundles keep this content in '{value}'; opm looks for it there. Write '{value}'.")
+            why = ("the catalog pipeline builds the bundle image with COPY from the directory this annotation names, so the image "
+                   "would miss its content" if in_catalog else "opm reads the bundle from this directory whatever the annotation says, "
+                   "so the annotation misleads")
+            yield finding("bundle-annotations", af, v, f"{key} is '{v.value}', but bundles keep this content in '{value}'; {why}. Write '{value}'.",
+                          severity="error" if in_catalog else "warning")
     df = bundle.dockerfile
-    if df is not None:
+    if df is not None and not in_catalog:
         for key, _w in required + [(DEFAULT_KEY, ""), (MEDIATYPE_KEY, "")]:
             a = ann.get(key)
             lab = df.labels.get(key)
             if isinstance(a, Scalar) and lab is not None and str(a.value) != lab.value:
                 yield finding("bundle-annotations", df.file, None,
-                              f"the LABEL {key}={lab.value} differs from metadata/annotations.yaml ('{a.value}'); the image and the catalog would disagree. Make them the same.",
-                              line=lab.line, column=lab.column)
+                              f"the LABEL {key}={lab.value} differs from metadata/annotations.yaml ('{a.value}'); opm reads annotations.yaml, "
+                              f"so the image's labels mislead whoever inspects them. Make them the same.",
+                              severity="warning", line=lab.line, column=lab.column)
 
 
 @rule("manifest-invalid", "error", "A manifest lacks apiVersion, kind or metadata.name, or has the wrong shape")

@@ -1,29 +1,50 @@
 """The upgrade graph of a catalog repository's operators, from BundleFacts only.
 
 Built per operator and channel from each bundle's `spec.replaces`, `spec.skips` and
-`olm.skipRange` (ranges in blang/semver syntax, as OLM reads them). Like the catalog's CI:
-the channel head is the bundle with the highest version; operators whose ci.yaml says
-`updateGraph: semver-mode` get their edges from version order (so no dangling bundles or
-loops are possible), and FBC operators (`fbc.enabled: true`) get theirs from the catalogs
-(checked by `fbc-schema`), so the bundle-graph rules leave them alone.
+`olm.skipRange` (ranges in blang/semver syntax, as OLM reads them). The channel head is the
+bundle with the highest version; reachability follows what opm's replaces-mode index build
+does (each channel walks `replaces` from its head across channels: ``_opm_channels``).
+Operators whose ci.yaml says `updateGraph: semver-mode` get their edges from version order
+(so no dangling bundles or loops are possible), and FBC operators (`fbc.enabled: true`) get
+theirs from the catalogs (checked by `fbc-schema`), so the bundle-graph rules leave them
+alone. The package's default channel (a `bundle-annotations` finding) is checked here too:
+it needs every bundle of the operator.
 """
 from __future__ import annotations
 
 from ..blangsemver import check_range, parse_tolerant, range_fn, SemverError
 from ..catalogs import ci_data, fbc_enabled
+from ..model import REGISTRY_V1
 from ..nodes import Scalar
 from ..versions import vkey
-from . import check, define, finding
+from . import check, define, finding, refusal
+
+OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
+OPM_MODEL = "https://github.com/operator-framework/operator-registry/blob/master/alpha/model/model.go"
+OLM_SOURCE = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/registry/resolver/source_registry.go"
+_CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/"
+CI_COMMON_BUNDLE = _CI + "common/bundle.py"
+CI_COMMUNITY_BUNDLE = _CI + "community/bundle.py"
+CI_COMMUNITY_OPERATOR = _CI + "community/operator.py"
 
 CATEGORY = "catalog"
 
-define("replaces-missing", "error", "spec.replaces names the bundle itself or a version not in the repository", category=CATEGORY, explanation="""
+define("replaces-missing", "error", "spec.replaces names the bundle itself or a version not in the repository", category=CATEGORY, refused_by=[
+    refusal("catalog-ci", "the static check check_replaces_availability fails a bundle that replaces itself or a version the "
+            "repository does not have (in every update mode)", CI_COMMON_BUNDLE),
+    refusal("opm", "`opm index add` (replaces mode) refuses a channel whose replaces chain reaches a missing bundle "
+            "(\"replaces nonexistent bundle\")", OPM_LOAD),
+], explanation="""
     What: in a catalog repository, a bundle's `spec.replaces` must name the CSV (metadata.name)
     of another bundle of the same operator that is in the repository (checked offline,
     without asking any index).
 
-    Why: the catalog builder refuses a bundle that replaces a CSV it does not have (the edge
-    leads nowhere), and a bundle replacing itself is an upgrade loop.
+    Why: in replaces mode opm walks each channel's replaces chain from its head and refuses a
+    chain that reaches a missing bundle ("replaces nonexistent bundle"); the catalog's CI
+    (static check `check_replaces_availability`) refuses a bundle that replaces itself or a
+    version the repository does not have. The CI runs that check for `updateGraph:
+    semver-mode` operators too, although opm ignores `replaces` there (edges follow version
+    order): the finding stays an error there, and its message says so.
 
     Fix: write the exact CSV name of the previous version (`<package>.v<version>`), or
     remove `replaces` for the first bundle of a channel.
@@ -38,14 +59,20 @@ define("replaces-missing", "error", "spec.replaces names the bundle itself or a 
           replaces: foo.v1.0.0
     """)
 
-define("replaces-ocp-narrower", "error", "The replaced bundle is published to fewer OpenShift releases than the new one", category=CATEGORY, explanation="""
+define("replaces-ocp-narrower", "error", "The replaced bundle is published to fewer OpenShift releases than the new one", category=CATEGORY, refused_by=[
+    refusal("catalog-ci", "the static check check_replaces_availability fails a bundle published to supported OpenShift "
+            "releases its replaced bundle is not published to", CI_COMMON_BUNDLE),
+    refusal("opm", "in those releases' catalogs the replaces chain reaches a bundle the catalog lacks, which `opm index add` "
+            "refuses (replaces mode)", OPM_LOAD),
+], explanation="""
     What: the bundle that `spec.replaces` names is published to fewer OpenShift catalogs
     (its `com.redhat.openshift.versions`) than the new bundle. The releases are limited to
     the catalogs the repository builds (its `catalogs/v4.X` directories) when it has them.
 
-    Why: in a catalog the replaced bundle is not in, the new bundle's `replaces` edge points
-    at nothing: the catalog's CI refuses the pull request, and had it been built, clusters on
-    those releases would see an incomplete upgrade graph.
+    Why: the catalog's CI (static check `check_replaces_availability`, for every update
+    mode) fails a bundle published to supported releases its replaced bundle is not in; in
+    replaces mode, in those releases' catalogs the replaces chain reaches a bundle the
+    catalog lacks, which opm refuses.
 
     Fix: widen the replaced bundle's range or narrow the new one so the new range is inside
     the old one (the CI's advice: align the label with the replaced bundle's).
@@ -54,35 +81,52 @@ define("replaces-ocp-narrower", "error", "The replaced bundle is published to fe
     Good: both labelled "v4.12", or 1.1.0 labelled "v4.14"
     """)
 
-define("dangling-bundle", "error", "A bundle nothing replaces or skips and that is not its channel's head", category=CATEGORY, explanation="""
-    What: in a channel (replaces mode), a bundle that no other bundle of the channel
-    replaces, skips or covers with its `olm.skipRange`, and that is not the channel head (the
-    highest version): nothing upgrades from it.
+define("dangling-bundle", "error", "A bundle nothing replaces or skips and that is not its channel's head", category=CATEGORY, refused_by=[
+    refusal("olm-upgrade", "opm puts in a channel only its head, the bundles its replaces chain reaches and the bundles they "
+            "skip; OLM offers an upgrade only from a bundle a channel entry replaces, skips or skipRange-covers, so none is "
+            "ever offered", OPM_LOAD),
+    refusal("catalog-ci", "the static check check_dangling_bundles fails a channel with dangling bundles", CI_COMMUNITY_BUNDLE),
+], explanation="""
+    What: a bundle of a replaces-mode operator that is not a channel head and that no bundle
+    of the catalog opm builds replaces, skips or covers with its `olm.skipRange`. opm builds
+    a channel from its head (the highest version among the bundles that list the channel),
+    the bundles the head's `replaces` chain reaches — across channels: a bundle replaced by
+    a bundle of another channel's chain joins that channel — and the bundles they `skip`.
+    A stranded chain is reported once, on its newest bundle, naming the older bundles
+    stranded with it.
 
     Not reported for `updateGraph: semver-mode` operators (edges follow version order), for
     FBC operators (the catalogs hold the graph: `fbc-schema`), nor for a channel without a
     single replaces/skips/skipRange edge in an operator whose ci.yaml does not set
-    `updateGraph` (the documented default, semver-mode, is what such bundles rely on).
+    `updateGraph` (such bundles were never meant to form a replaces chain).
 
-    Why: clusters that installed it are stuck on it forever; the catalog's CI fails such a
-    channel ("Channel ... has dangling bundles").
+    Why: OLM offers an upgrade only from a bundle that a channel entry replaces, skips or
+    covers, so clusters that installed it are stuck on it for good; the catalog's CI
+    (static check `check_dangling_bundles`) fails the channel ("Channel ... has dangling
+    bundles") when its own per-channel graph sees it too (the message says which).
 
-    Fix: make the next bundle replace it (or list it in `skips`, or cover it with
-    `olm.skipRange`), or move it to a channel of its own.
+    Fix: make a newer bundle of the channel replace it (or list it in `skips`, or cover it
+    with `olm.skipRange`).
 
-    Bad:  1.0.0 <- 1.1.0 <- 1.3.0 (head) and 1.2.0 replaces 1.1.0 too
-    Good: 1.0.0 <- 1.1.0 <- 1.2.0 <- 1.3.0 (head)
+    Bad:  1.0.0 <- 1.1.0 <- 1.2.0 (head) and 1.1.1 replaces 1.1.0 too
+    Good: 1.0.0 <- 1.1.0 <- 1.1.1 <- 1.2.0 (head)
     """)
 
-define("upgrade-graph-loop", "error", "replaces / skips / skipRange form a cycle", category=CATEGORY, explanation="""
+define("upgrade-graph-loop", "error", "replaces / skips / skipRange form a cycle", category=CATEGORY, mixed=True, refused_by=[
+    refusal("opm", "`opm index add` refuses a replaces cycle (\"Cycle detected\")", OPM_LOAD),
+    refusal("catalog-ci", "the static check check_upgrade_graph_loop fails a loop through replaces, skips and the skipRange "
+            "edges its npm-style range parser sees", CI_COMMUNITY_OPERATOR),
+], explanation="""
     What: following `replaces`, `skips` and `olm.skipRange` edges inside a channel leads back
     to a bundle already visited. The message prints the cycle and names the edge that points
     from a newer to an older version.
 
-    Why: OLM cannot pick an upgrade target in a cycle, and the catalog's CI refuses it
-    ("Upgrade graph loop detected"). A cycle closed by an `olm.skipRange` that covers newer
-    versions (e.g. `>2.5.3` on 2.6.0) passes the CI, which ignores skipRange, but makes OLM
-    see the older bundle as an upgrade of the newer one.
+    Why: opm refuses a replaces cycle ("Cycle detected") and the catalog's CI (static check
+    `check_upgrade_graph_loop`) refuses loops through replaces, skips and skipRange. A cycle
+    closed by an `olm.skipRange` that covers newer versions (e.g. `>2.5.3` on 2.6.0) makes
+    OLM see the older bundle as an upgrade of the newer one; it is an error when the CI's
+    npm-style range parser sees the loop too, and a warning when it does not (prerelease
+    versions such as `2.6.1-final` fall outside npm ranges): then nothing refuses it.
 
     Fix: edges go from older to newer versions only; remove the edge that points back.
 
@@ -90,23 +134,30 @@ define("upgrade-graph-loop", "error", "replaces / skips / skipRange form a cycle
     Good: 1.1.0 replaces 1.0.0 and 1.0.0 replaces nothing
     """)
 
-define("skip-range", "error", "olm.skipRange is not a semver range OLM can parse", category=CATEGORY, mixed=True, explanation="""
+define("skip-range", "error", "olm.skipRange is not a semver range OLM can parse", category=CATEGORY, mixed=True, refused_by=[
+    refusal("opm", "opm v1.69.0 and later refuse a bundle whose skipRange blang/semver cannot parse (`opm validate`, rendering "
+            "and serving a catalog: \"invalid skipRange\")", OPM_MODEL),
+    refusal("olm-upgrade", "OLM drops a skipRange it cannot parse, so the versions it was to cover get no upgrade edge",
+            OLM_SOURCE),
+], explanation="""
     What: the CSV annotation `olm.skipRange` must be a range in the syntax OLM parses
-    (github.com/blang/semver): comparators `=`, `!=`, `>`, `>=`, `<`, `<=` with full
+    (github.com/blang/semver v4): comparators `=`, `!=`, `>`, `>=`, `<`, `<=` with full
     `major.minor.patch` versions, separated by spaces (AND) and `||` (OR), e.g.
-    `>=1.0.0 <1.2.0`. No `v`, no `^`/`~`. A hyphen range (`1.0.0 - 2.0.0`) parses but means
-    "exactly 1.0.0 and exactly 2.0.0" (it matches nothing): warning.
+    `>=1.0.0 <1.2.0`. No `v` (`<v1.2.0` reads as the comparator `<v`), no `^`/`~`. A hyphen
+    range (`1.0.0 - 2.0.0`) parses but means "exactly 1.0.0 and exactly 2.0.0" (it matches
+    nothing): warning.
 
-    Why: OLM parses the range with blang/semver; when that fails the range is ignored, so
-    the versions it was meant to cover get no upgrade edge to the bundle (clusters on them
-    are not offered it), and newer catalog tooling rejects the range outright.
+    Why: OLM parses the range with blang/semver and silently drops one it cannot parse, so
+    the versions it was meant to cover get no upgrade edge to the bundle; opm v1.69.0 and
+    later refuse it outright (`opm validate` and catalog rendering: "invalid skipRange"), so
+    a catalog holding it can no longer be built with current opm.
 
     Fix: write the range as OLM reads it.
 
     Bad:
-        olm.skipRange: '>=v1.0 <1.2'
+        olm.skipRange: '<v1.2.0'
     Good:
-        olm.skipRange: '>=1.0.0 <1.2.0'
+        olm.skipRange: '<1.2.0'
     """)
 
 
@@ -168,6 +219,7 @@ def replaces_rules(repo, ctx):
     for name, (op, facts) in _operators(repo).items():
         if op is not None and fbc_enabled(ci_data(op)):
             continue
+        semver = op is not None and _mode(op) == "semver-mode"
         by_csv = {f.csv_name: f for f in facts if f.csv_name}
         chans = {}
         for g in facts:
@@ -186,7 +238,8 @@ def replaces_rules(repo, ctx):
             path, line, col = _pos(f)
             if f.replaces == f.csv_name:
                 yield finding("replaces-missing", path, None,
-                              f"spec.replaces names this bundle itself ({f.replaces}); a bundle cannot upgrade from itself. Name the previous version's CSV, or remove replaces.",
+                              f"spec.replaces names this bundle itself ({f.replaces}); a bundle cannot upgrade from itself"
+                              f"{_SEMVER_NOTE if semver else ''} and the catalog's CI refuses it. Name the previous version's CSV, or remove replaces.",
                               line=line, column=col)
                 continue
             old = by_csv.get(f.replaces)
@@ -197,10 +250,13 @@ def replaces_rules(repo, ctx):
                 named = [g for g in facts if g.csv_name and f.replaces.lstrip("v") in (g.version, g.version_dir)]
                 if named:
                     hint = f" spec.replaces takes the CSV name (metadata.name), not a version: write {named[0].csv_name}."
+                who = (f"{_SEMVER_NOTE.strip(' (),')}, but the catalog's CI still refuses a replaces naming a version the "
+                       "repository does not have" if semver else
+                       "opm refuses to build a channel whose replaces chain reaches a missing bundle, and the catalog's CI refuses it")
                 yield finding("replaces-missing", path, None,
                               f"spec.replaces names {f.replaces}, but no bundle of operator '{name}' in the repository has that CSV name "
-                              f"(known: {_few(sorted(by_csv))}); the catalog build refuses an edge to a missing bundle.{hint} "
-                              f"Name an existing CSV or remove replaces.{graph_of(f)}", line=line, column=col)
+                              f"(known: {_few(sorted(by_csv))}); {who}.{hint} "
+                              f"Name an existing CSV or remove replaces.{'' if semver else graph_of(f)}", line=line, column=col)
                 continue
             new_rel, old_rel = set(f.ocp_versions), set(old.ocp_versions)
             missing = new_rel - old_rel
@@ -212,11 +268,16 @@ def replaces_rules(repo, ctx):
                     missing = set()
             if missing:
                 ms = sorted(missing, key=vkey)
+                effect = ("the catalog's CI refuses it (this semver-mode operator's catalogs ignore replaces, but the CI compares the ranges)"
+                          if semver else "in those catalogs the replaces chain reaches a bundle the catalog lacks, which opm refuses, and the "
+                          "catalog's CI refuses it")
                 yield finding("replaces-ocp-narrower", path, None,
                               f"this bundle ({_label(f)}, label '{f.label or 'none'}') is published to {', '.join(ms)} where the bundle it replaces "
-                              f"({f.replaces}, label '{old.label or 'none'}') is not: in those catalogs the upgrade edge points at nothing and the "
-                              f"catalog's CI refuses it. Align the ranges: widen {old.version_dir or old.rel}'s com.redhat.openshift.versions, or "
+                              f"({f.replaces}, label '{old.label or 'none'}') is not: {effect}. Align the ranges: widen {old.version_dir or old.rel}'s com.redhat.openshift.versions, or "
                               f"narrow this one's to the replaced bundle's.{graph_of(f)}", ocp=ms, line=line, column=col)
+
+
+_SEMVER_NOTE = " (in this semver-mode operator opm ignores spec.replaces: upgrade edges follow version order)"
 
 
 def _few(names, n=6) -> str:
@@ -366,10 +427,12 @@ def graph_rules(repo, ctx):
         for f in facts:
             for c in f.channels:
                 channels.setdefault(c, []).append(f)
+        lenient, in_cycle, built = set(), set(), {}
         for cname in sorted(channels):
-            ch = _Channel(cname, channels[cname])
+            ch = built[cname] = _Channel(cname, channels[cname])
             reported = set()
-            for cyc in ch.cycles():
+            cycles = ch.cycles()
+            for cyc in cycles:
                 members = [ch.by_rel[r] for r in cyc]
                 if not any(m.checked for m in members):
                     continue
@@ -400,28 +463,176 @@ def graph_rules(repo, ctx):
                     fix = "Upgrade edges must go from older to newer versions: remove the edge that points back."
                 path, line, col = (p.path, p.line, p.column) if p else (members[0].rel, 1, 1)
                 kinds = {ch.kinds.get((a, b), "replaces") for a, b in zip(cyc, cyc[1:])}
-                why = ("OLM may offer the older version as an upgrade of the newer one (a downgrade) and cannot order the channel; "
-                       "the catalog's CI checks only replaces and skips, so it lets this through" if "skipRange" in kinds else
-                       "OLM cannot choose an upgrade in a cycle and the catalog's CI refuses it")
+                # the catalog's CI reads olm.skipRange with an npm-style parser: it sees the loop only
+                # when that parser also puts every skipRange edge of the cycle in the graph
+                ci_sees = all(ch.kinds.get((a, b), "replaces") != "skipRange" or _ci_range_edge(ch.by_rel[b], ch.by_rel[a])
+                              for a, b in zip(cyc, cyc[1:]))
+                if "skipRange" not in kinds:
+                    why, sev = "opm refuses a replaces cycle and the catalog's CI refuses the loop", "error"
+                elif ci_sees:
+                    why, sev = ("OLM may offer the older version as an upgrade of the newer one (a downgrade), and the catalog's CI "
+                                "refuses the loop"), "error"
+                else:
+                    why, sev = ("OLM may offer the older version as an upgrade of the newer one (a downgrade); nothing refuses it: opm "
+                                "checks replaces cycles only, and the catalog's CI, whose npm-style range parser leaves this range's "
+                                "prerelease versions out, does not see the loop"), "warning"
                 yield finding("upgrade-graph-loop", path, None,
                               f"the upgrade graph of channel '{cname}' loops: {text} (an arrow means 'upgrades to', from replaces, skips and "
                               f"olm.skipRange). {why}. {fix}",
-                              line=line, column=col)
-            if ch.head is None:
-                continue
+                              severity=sev, line=line, column=col)
             if not explicit and not ch.edges:
                 # no updateGraph in ci.yaml and not one replaces/skips/skipRange edge in the
-                # channel: the documented default (semver-mode) is what the bundles rely on
-                continue
-            in_cycle = {r for cyc in ch.cycles() for r in cyc}
-            for f in ch.members:
-                if not f.checked or f is ch.head or f.rel in in_cycle:
-                    continue
-                if ch.edges.get(f.rel):
-                    continue
-                path, line, col = _pos(f, "csv")
-                yield finding("dangling-bundle", path, None,
-                              f"{_label(f)} is dangling in channel '{cname}': no bundle of the channel replaces, skips or skipRange-covers it, and "
-                              f"it is not the head ({_label(ch.head)}), so clusters that install it can never upgrade. Channel graph: "
-                              f"{ch.chain_text()}. Make a newer bundle replace or skip {f.csv_name or _label(f)}, or move it to its own channel.",
-                              line=line, column=col)
+                # channel: the bundles were never meant to form a replaces chain
+                lenient.add(cname)
+            in_cycle.update(r for cyc in cycles for r in cyc)
+        yield from _dangling(name, facts, channels, lenient, in_cycle, built)
+
+
+def _ci_range_edge(g, f) -> bool:
+    """True when the catalog CI's update graph has the skipRange edge f -> g: it parses g's
+    olm.skipRange with semantic_version's NpmSpec and tests f's version
+    (operator-pipelines, operator_repo/core.py ``_resolve_skip_range``)."""
+    import semantic_version
+
+    ver = f.version or f.version_dir
+    if not g.skip_range or not ver:
+        return False
+    try:
+        return semantic_version.Version(ver.lstrip("v")) in semantic_version.NpmSpec(g.skip_range)
+    except ValueError:
+        return False
+
+
+def _opm_channels(facts, channels) -> dict:
+    """What opm's replaces-mode index build puts in each channel: channel -> (head, {rel}).
+
+    The head is the highest version among the bundles that list the channel; the channel's
+    entries are the head and every bundle its `replaces` chain reaches, whatever channels
+    those bundles list (opm walks replaces across channels), plus the bundles each of them
+    `skips` (entries, not walked further). operator-registry, pkg/sqlite/load.go
+    addPackageChannels."""
+    by_csv = {f.csv_name: f for f in facts if f.csv_name}
+    out = {}
+    for cname, members in channels.items():
+        known = [(v, f) for f in members if (v := _version(f)) is not None]
+        if not known:
+            continue
+        head = max(known, key=lambda t: t[0].key())[1]
+        walked, entries, cur = set(), set(), head
+        while cur is not None and cur.rel not in walked:
+            walked.add(cur.rel)
+            entries.add(cur.rel)
+            for sname, _p in cur.skips:
+                if sname in by_csv:
+                    entries.add(by_csv[sname].rel)
+            cur = by_csv.get(cur.replaces) if cur.replaces else None
+        out[cname] = (head, entries)
+    return out
+
+
+def _walk_text(head, by_csv, limit=10) -> str:
+    """The replaces chain opm walks from a channel head, oldest first: '1.0.0 -> 1.1.0 -> 1.2.0 (head)'."""
+    out, seen, cur = [], set(), head
+    while cur is not None and cur.rel not in seen:
+        seen.add(cur.rel)
+        out.append(_label(cur))
+        cur = by_csv.get(cur.replaces) if cur.replaces else None
+    out.reverse()
+    if len(out) > limit:
+        out = out[:2] + ["…"] + out[-(limit - 3):]
+    return " -> ".join(out) + " (head)"
+
+
+def _dangling(name, facts, channels, lenient, in_cycle, built):
+    """dangling-bundle: a bundle that is in no channel opm builds (``_opm_channels``: not
+    reached by a head's replaces walk nor skipped by a walked bundle) and that no catalog
+    entry covers with olm.skipRange: nothing upgrades from it. Reported once per stranded
+    chain, on its newest bundle (the older bundles it replaces are stranded with it)."""
+    opm = _opm_channels(facts, channels)
+    heads = {h.rel for h, _e in opm.values()}
+    entries = set().union(*(e for _h, e in opm.values())) if opm else set()
+    # a catalog entry's skipRange travels with its bundle; its replaces and skips are what the
+    # channel's walk made of them (a bundle only skipped, not walked, contributes no edges)
+    ranges = [(g, range_fn(g.skip_range)) for g in facts if g.rel in entries and g.skip_range]
+    stranded = []
+    for f in facts:
+        if f.rel in heads or f.rel in entries or f.rel in in_cycle or not f.channels or all(c in lenient for c in f.channels):
+            continue
+        v = _version(f)
+        if v is None or any(rf is not None and g is not f and rf(v) for g, rf in ranges):
+            continue
+        stranded.append(f)
+    srels = {f.rel for f in stranded}
+    by_csv = {f.csv_name: f for f in facts if f.csv_name}
+    # the stranded bundles each stranded bundle pulls down with it (its replaces chain)
+    below = {}
+    for f in stranded:
+        chain, seen, cur = [], {f.rel}, by_csv.get(f.replaces) if f.replaces else None
+        while cur is not None and cur.rel in srels and cur.rel not in seen:
+            seen.add(cur.rel)
+            chain.append(cur)
+            cur = by_csv.get(cur.replaces) if cur.replaces else None
+        below[f.rel] = chain
+    covered_by_checked = {g.rel for f in stranded if f.checked for g in below[f.rel]}
+    for f in stranded:
+        if not f.checked or f.rel in covered_by_checked:
+            continue
+        chans = ", ".join(f"'{c}'" for c in f.channels)
+        head_txt = "; ".join(f"'{c}': {_walk_text(opm[c][0], by_csv)}" for c in f.channels if c in opm)
+        older = below[f.rel]
+        tail = (f" The {len(older)} older bundle{'s' if len(older) > 1 else ''} it replaces ({_few([_label(g) for g in older], 4)}) "
+                f"{'are' if len(older) > 1 else 'is'} stranded with it." if older else "")
+        # the catalog CI's own view: per channel the bundles list, edges from every bundle of it
+        ci = any(f is not built[c].head and not built[c].edges.get(f.rel) for c in f.channels if c in built)
+        ci_txt = ("the catalog's CI fails the channel ('dangling bundles')" if ci else
+                  "the catalog's CI, which counts edges from every bundle in the repository, lets it through")
+        path, line, col = _pos(f, "csv")
+        yield finding("dangling-bundle", path, None,
+                      f"{_label(f)} is dangling: it is in channel {chans} but is not its head, and no bundle of the catalog opm builds "
+                      f"replaces it, skips it or covers it with olm.skipRange (opm follows replaces from each channel head, across "
+                      f"channels: {head_txt}). OLM never offers clusters that installed it an upgrade, and {ci_txt}.{tail} Make a newer bundle of the channel replace or skip "
+                      f"{f.csv_name or _label(f)}, or cover it with olm.skipRange.",
+                      line=line, column=col)
+
+
+@check("repo")
+def default_channel(repo, ctx):
+    """bundle-annotations, package level: in a catalog repository the package's default
+    channel is the one its highest-version bundle declares (opm's ``SemverPackageManifest``
+    for replaces mode, the newest bundle added for semver mode, and the catalog CI's
+    ``Operator.default_channel``), and it must be a channel some bundle of the package is in.
+    FBC operators are skipped: their catalogs set the default channel (``fbc-schema``)."""
+    for name, (op, facts) in _operators(repo).items():
+        if op is not None and fbc_enabled(ci_data(op)):
+            continue
+        reg = [f for f in facts if f.mediatype in (REGISTRY_V1, None)]
+        if not any(f.checked for f in reg):
+            continue
+        package_channels = sorted({c for f in reg for c in f.channels})
+        if not package_channels:
+            continue
+        declaring = [(v, f) for f in reg if (f.default_channel or "").strip() and (v := _version(f)) is not None]
+        decider = max(declaring, key=lambda t: t[0].key())[1] if declaring else None
+        for f in reg:
+            d = (f.default_channel or "").strip()
+            if not f.checked or not d or d in package_channels:
+                continue  # an empty default is the bundle rule's; any channel of the package is legal
+            p = f.extra.get("default_pos") or f.annotations_pos
+            path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
+            chans = ", ".join(package_channels)
+            if f is decider:
+                alone = (" (olm-check sees only this bundle of the operator: check the operator's directory to compare it with "
+                         "the others)" if len(reg) == 1 else "")
+                yield finding("bundle-annotations", path, None,
+                              f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}){alone}. "
+                              f"This bundle ({_label(f)}) is the package's highest version, so its default channel becomes the package's, "
+                              f"and opm refuses a package whose default channel does not exist: the catalog build fails. Set it to one of "
+                              f"{chans}, or add '{d}' to this bundle's operators.operatorframework.io.bundle.channels.v1.",
+                              severity="error", line=line, column=col)
+            else:
+                now = f" (today {_label(decider)}'s '{decider.default_channel.strip()}')" if decider is not None else ""
+                yield finding("bundle-annotations", path, None,
+                              f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}). "
+                              f"Only the package's highest-version bundle sets the default channel{now}, so nothing refuses this one, but "
+                              f"it misleads readers and would break the package were this bundle the newest. Set it to one of {chans}.",
+                              severity="warning", line=line, column=col)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..changes import split_renames
 from ..model import Repository
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, refusal, rule
 
 RID = "pr-shape"
 DEFAULT_OPERATOR_DIRS = ("catalog-templates",)
@@ -102,7 +102,12 @@ def _names(items, limit=5) -> str:
 
 
 @rule(RID, "error", "The pull request changes more than a catalog repository accepts at once", category="catalog",
-      scope="repo")
+      scope="repo", refused_by=[
+          refusal("catalog-ci", "the pipeline's change detection refuses a pull request that touches non-operator files, more "
+                  "than one operator or bundle, modifies a released bundle, deletes a bundle of a non-FBC operator or one a "
+                  "catalog still uses, adds and deletes bundles together, or changes a bundle and catalogs at once",
+                  "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/parsed_file.py"),
+      ])
 def pr_shape(repo: Repository, ctx):
     """
     What: checked in a catalog repository (one with `operators/<name>/<version>/` bundle
@@ -122,8 +127,10 @@ def pr_shape(repo: Repository, ctx):
       or `metadata/`): half-formed bundle directories are never silently skipped.
 
     Why: community-operators style catalogs build and release one operator version per pull
-    request; their CI (operator-pipelines' change detection) refuses these shapes, after a
-    long queue. olm-check says so on the first push, on the file concerned.
+    request; their CI refuses these shapes (operator-pipelines' change detection,
+    `operatorcert/parsed_file.py`: "The PR affects more than one operator", "The PR
+    modifies existing bundles", ...), after a long queue. olm-check says so on the first
+    push, on the file concerned.
 
     Fix: split the pull request (one bundle, or one operator's catalog change, per PR); add a
     new version directory instead of editing a released one; remove the bundle from every
