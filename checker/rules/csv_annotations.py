@@ -19,7 +19,7 @@ import yaml
 
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, refusal, rule
 from .csv_common import (
     csv_annotation, data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
     owned_crds, pos_in, scalar_positions, shown, text, the_csv,
@@ -327,28 +327,41 @@ def _feature_value(sf, key, v):
 MAX_IMAGE_FINDINGS = 10  # per bundle; the rest are summed up in one finding (measured: up to 100+ per CSV)
 _DIGEST = re.compile(r"@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$")
 
+# Sources of the disconnected facts (also named in refused_by below).
+OPM_RELATED_IMAGES = "https://github.com/operator-framework/operator-registry/blob/master/alpha/action/render.go"
+OPM_OPERATOR_IMAGES = "https://github.com/operator-framework/operator-registry/blob/master/pkg/registry/csv.go"
+ISV_DIGEST_PINNING = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/ansible/roles/"
+                      "operator-pipeline/templates/openshift/tasks/digest-pinning.yml")
+
 
 def _claims_disconnected(ann) -> Optional[Scalar]:
+    """The node that claims disconnected support, as the console reads it: the
+    features.operators.openshift.io/disconnected annotation with any value but "false" (the
+    console shows every other value as supported), or "disconnected" in the legacy
+    infrastructure-features list."""
     if ann is None:
         return None
     fa = data()["feature_annotations"]
-    v = ann.get(fa["prefix"] + "disconnected")
-    if isinstance(v, Scalar) and (v.value is True or (isinstance(v.value, str) and v.value.strip().lower() == "true")):
-        return v
+    key = fa["prefix"] + "disconnected"
+    v = ann.get(key)
+    if isinstance(v, Scalar) and v.value is not None and v.value is not False:
+        if not (isinstance(v.value, str) and v.value.strip() in ("false", "")):
+            return v
     inf = ann.get(data()["infrastructure_features"]["key"])
     if isinstance(inf, Scalar) and isinstance(inf.value, str):
         try:
             lst = json.loads(inf.value)
         except ValueError:
             return None
-        if isinstance(lst, list) and any(isinstance(x, str) and x.strip().lower() == "disconnected" for x in lst):
+        if isinstance(lst, list) and any(isinstance(x, str) and x.strip().lower() in ("disconnected", key) for x in lst):
             return inf
     return None
 
 
-def _images(csv):
-    """(what, node) for each image reference: deployment containers, RELATED_IMAGE_* env
-    values, relatedImages."""
+def _image_refs(csv):
+    """(kind, what, node) for each image reference of the CSV: kind "container" (a deployment's
+    container or init container image), "env" (a RELATED_IMAGE_* environment value of such a
+    container; what starts with the variable's name), "related" (a spec.relatedImages entry)."""
     sp = csv.spec()
     if sp is None:
         return
@@ -372,51 +385,88 @@ def _images(csv):
                 cn = c.str("name") or "?"
                 img = c.get("image")
                 if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                    yield f"the image of container '{cn}' in deployment '{dn}'", img
+                    yield "container", f"the image of container '{cn}' in deployment '{dn}'", img
                 env = c.get("env")
                 for e in env if isinstance(env, Sequence) else ():
                     if isinstance(e, Mapping):
                         en = e.str("name") or ""
                         ev = e.get("value")
                         if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
-                            yield f"{en} of container '{cn}'", ev
+                            yield "env", f"{en} of container '{cn}'", ev
     ri = sp.get("relatedImages")
     for r in ri if isinstance(ri, Sequence) else ():
         if isinstance(r, Mapping):
             img = r.get("image")
             if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                yield f"relatedImages entry '{r.str('name') or '?'}'", img
+                yield "related", f"relatedImages entry '{r.str('name') or '?'}'", img
 
 
-@rule("disconnected-requirements", "error", "Disconnected support is claimed, but relatedImages is empty or an image is referenced by tag",
-      category="csv", mixed=True)
+def _same_image(ref: str) -> str:
+    """A reference in the form mirroring tools compare: Docker Hub's implicit domain and
+    library/ path written out, ':latest' where neither tag nor digest is given (local helper:
+    csv_common has no reference normalisation)."""
+    from .images import _split_docker_domain
+
+    ref = ref.strip()
+    domain, remainder = _split_docker_domain(ref)
+    last = remainder.rsplit("/", 1)[-1]
+    if "@" not in last and ":" not in last:
+        remainder += ":latest"
+    return f"{domain}/{remainder}"
+
+
+@rule("disconnected-requirements", "warning",
+      "Disconnected support is claimed, but a RELATED_IMAGE_* operand image is not in relatedImages, relatedImages is empty, or an image is referenced by tag",
+      category="csv", mixed=True, profiles={"certified": "error"}, refused_by=[
+          refusal("opm", "opm puts only spec.relatedImages and the install deployments' container and init container images "
+                  "into the catalog's list of a bundle's images, which is what oc-mirror and 'oc adm catalog mirror' copy: a "
+                  "RELATED_IMAGE_* operand image missing from a non-empty relatedImages is never mirrored, so a disconnected "
+                  "cluster cannot pull it (error in every profile)", OPM_RELATED_IMAGES),
+          refusal("certification", "Red Hat's certification pipeline (digest-pinning task, enforced for certified "
+                  "operators) fails a bundle with an image referenced by tag, or whose relatedImages is missing or lists "
+                  "fewer images than the CSV references (error in the certified profile)", ISV_DIGEST_PINNING),
+      ])
 def disconnected_requirements(bundle: Bundle, ctx):
     """
     What: when the CSV claims disconnected support
-    (`features.operators.openshift.io/disconnected: "true"`, or `disconnected` in the
-    deprecated `operators.openshift.io/infrastructure-features`), `spec.relatedImages` lists
-    the images, and every image — in the deployments' containers, in `RELATED_IMAGE_*`
-    environment variables, in `relatedImages` — is pinned by digest (`@sha256:...`). An
-    empty relatedImages is an error when `RELATED_IMAGE_*` operand images exist (nothing
-    would mirror them), a warning otherwise (opm adds the deployments' own images to the
-    catalog).
+    (`features.operators.openshift.io/disconnected` with any value but "false" — the console
+    shows every other value as "Disconnected" — or `disconnected` in the deprecated
+    `operators.openshift.io/infrastructure-features`):
 
-    Why: mirroring tools (`oc-mirror`, `opm`) copy the images in relatedImages to the
-    disconnected registry, and clusters redirect pulls to the mirror only for references by
-    digest; an image referenced by tag is pulled from the internet, which a disconnected
-    cluster cannot reach, so the operator fails to start.
+    - a `RELATED_IMAGE_*` environment value (an operand image the operator starts) that a
+      non-empty `spec.relatedImages` does not list, and that is not a deployment's container
+      image either, is an **error** in every profile;
+    - an empty `spec.relatedImages`, a deployment container image missing from a non-empty
+      one, and every image referenced by tag rather than digest (in the containers, in
+      `RELATED_IMAGE_*` values, in relatedImages) are **warnings** (errors in the `certified`
+      profile).
 
-    Fix: reference every image by digest and list them in relatedImages; or set the
-    annotation to "false".
+    Why: opm builds a bundle's image list in the catalog from `spec.relatedImages` plus the
+    install deployments' container and init container images (operator-registry
+    `GetOperatorImages`); oc-mirror and `oc adm catalog mirror` copy exactly that list. A
+    `RELATED_IMAGE_*` operand image missing from it is never mirrored, so on a disconnected
+    cluster the operator starts but its operand pods cannot pull their image. The deployments'
+    own images are mirrored even when relatedImages omits them. Red Hat's restricted-network
+    guidance asks for digests: ImageDigestMirrorSet and ImageContentSourcePolicy redirect only
+    pulls by digest; since OpenShift 4.13 an ImageTagMirrorSet can mirror tags too, so nothing
+    refuses a tag in the community catalog. Red Hat's certification pipeline (digest-pinning
+    task) does fail unpinned images and an incomplete relatedImages: errors in `certified`.
+
+    Fix: list every image the operator runs or starts under spec.relatedImages, pinned by
+    digest; or set the annotation to "false".
 
     Bad:
         features.operators.openshift.io/disconnected: "true"
         ...
-        image: quay.io/example/operator:v1.0.0
-    Good:
-        image: quay.io/example/operator@sha256:4b8e...f001
+        env:
+          - name: RELATED_IMAGE_WIDGET
+            value: quay.io/example/widget@sha256:9f0c...   # not in relatedImages
         relatedImages:
           - {name: operator, image: quay.io/example/operator@sha256:4b8e...f001}
+    Good:
+        relatedImages:
+          - {name: operator, image: quay.io/example/operator@sha256:4b8e...f001}
+          - {name: widget, image: quay.io/example/widget@sha256:9f0c...}
     """
     csv = the_csv(bundle)
     if csv is None:
@@ -424,41 +474,70 @@ def disconnected_requirements(bundle: Bundle, ctx):
     claim = _claims_disconnected(csv.annotations())
     if claim is None:
         return
+    DR = "disconnected-requirements"
     sf = csv.file
     sp = csv.spec()
     ri = sp.get("relatedImages") if sp is not None else None
-    if is_blank(ri) or not isinstance(ri, Sequence):
-        operands = [what for what, img in _images(csv) if what.startswith("RELATED_IMAGE_")]
-        if operands:
-            yield finding("disconnected-requirements", sf, claim,
-                          f"the CSV claims disconnected support but spec.relatedImages is empty; catalogs list (and mirroring "
-                          f"tools copy) only relatedImages and the deployments' own images, so the operand images "
-                          f"({', '.join(o.split(' ')[0] for o in operands[:5])}{', ...' if len(operands) > 5 else ''}) are not "
-                          "mirrored and a disconnected cluster cannot pull them. List every image (by digest) under "
-                          "spec.relatedImages, or set the annotation to \"false\".")
-        else:
-            yield finding("disconnected-requirements", sf, claim,
+    refs = list(_image_refs(csv))
+    listed = {_same_image(n.value) for k, _w, n in refs if k == "related"}
+    containers = {_same_image(n.value) for k, _w, n in refs if k == "container"}
+    reported = set()
+    if not listed:
+        operands = [w.split(" ")[0] for k, w, _n in refs if k == "env"]
+        if not (isinstance(ri, Sequence) and len(ri)) and operands:
+            names = ", ".join(operands[:5]) + (", ..." if len(operands) > 5 else "")
+            yield finding(DR, sf, claim,
+                          f"the CSV claims disconnected support but spec.relatedImages is empty; opm lists only relatedImages and "
+                          f"the deployments' own images in the catalog (what mirroring tools copy), so the operand images "
+                          f"({names}) are not mirrored and a disconnected cluster cannot pull them. List every image, pinned by "
+                          "digest, under spec.relatedImages, or set the annotation to \"false\".")
+        elif not (isinstance(ri, Sequence) and len(ri)):
+            yield finding(DR, sf, claim,
                           "the CSV claims disconnected support but spec.relatedImages is empty; opm adds the deployments' "
-                          "images to the catalog itself, so mirroring works today, but the documentation requires the list "
-                          "(and any image the operator starts later must be in it). List the images (by digest) under "
-                          "spec.relatedImages.", severity="warning")
-    seen = set()
+                          "images to the catalog itself, so mirroring works today, but the documentation asks for the list "
+                          "(and any image the operator starts later must be in it). List the images, pinned by digest, under "
+                          "spec.relatedImages.")
+    else:
+        for kind, what, img in refs:
+            if kind != "env":
+                continue
+            same = _same_image(img.value)
+            if same in listed or same in containers or (img.line, img.col) in reported:
+                continue
+            reported.add((img.line, img.col))
+            yield finding(DR, sf, img,
+                          f"{what} is '{img.value.strip()}', an operand image spec.relatedImages does not list, although the CSV "
+                          f"claims disconnected support (line {claim.line}); opm lists only relatedImages and the deployments' "
+                          "container images in the catalog, and mirroring tools (oc-mirror, oc adm catalog mirror) copy only "
+                          "those, so this image is never mirrored and the operand cannot start on a disconnected cluster. Add "
+                          f"it to spec.relatedImages (name: ..., image: {img.value.strip()}), pinned by digest.",
+                          severity="error")
+        missing = [(what, img) for kind, what, img in refs
+                   if kind == "container" and _same_image(img.value) not in listed]
+        if missing:
+            what, img = missing[0]
+            more = f" and {len(missing) - 1} more container image{'s' if len(missing) > 2 else ''}" if len(missing) > 1 else ""
+            yield finding(DR, sf, img,
+                          f"{what} ('{img.value.strip()}'){more} not listed in spec.relatedImages; opm adds the deployments' "
+                          "images to the catalog itself, so they are mirrored, but the restricted-network guidance (and Red "
+                          "Hat's certification pipeline) asks relatedImages to list every image. Add them.")
     by_tag = []
-    for what, img in _images(csv):
+    for _kind, what, img in refs:
         ref = img.value.strip()
-        if _DIGEST.search(ref) or (img.line, img.col) in seen:
+        if _DIGEST.search(ref) or (img.line, img.col) in reported:
             continue
-        seen.add((img.line, img.col))
+        reported.add((img.line, img.col))
         by_tag.append((what, img, ref))
     for what, img, ref in by_tag[:MAX_IMAGE_FINDINGS]:
-        yield finding("disconnected-requirements", sf, img,
+        yield finding(DR, sf, img,
                       f"{what} is '{ref}', a reference by tag, but the CSV claims disconnected support (line {claim.line}); "
-                      "clusters redirect pulls to a mirror only for references by digest, so this image would be pulled from the "
-                      "internet. Pin it by digest (image@sha256:...).")
+                      "Red Hat's restricted-network guidance asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) "
+                      "redirects only pulls by digest, and a tag reaches the mirror only where the cluster has an "
+                      "ImageTagMirrorSet (OpenShift 4.13 and later). Pin it by digest (image@sha256:...).")
     rest = by_tag[MAX_IMAGE_FINDINGS:]
     if rest:
         lines = ", ".join(str(img.line) for _w, img, _r in rest[:20]) + (", ..." if len(rest) > 20 else "")
-        yield finding("disconnected-requirements", sf, rest[0][1],
+        yield finding(DR, sf, rest[0][1],
                       f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support (lines "
                       f"{lines}); pin every one by digest (image@sha256:...).")
 
