@@ -243,20 +243,42 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
            "false": "false", "no": "false", "n": "false", "off": "false", "0": "false"}
 
 
-@rule("feature-annotations", "error", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", an unknown key, or (certified) a required key missing",
-      category="csv", supersedes=("manifest-invalid",))  # an unquoted true: one finding, with the right fix
+PREFLIGHT_ANNOTATIONS = ("https://github.com/redhat-openshift-ecosystem/openshift-preflight/blob/main/internal/policy/"
+                         "operator/required_annotations.go")
+K8S_ANNOTATIONS = "https://github.com/kubernetes/apimachinery/blob/master/pkg/apis/meta/v1/types.go"
+API_BUNDLE_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/manifests/bundleloader.go"
+CONSOLE_FEATURES = ("https://github.com/openshift/console/blob/main/frontend/packages/operator-lifecycle-manager/src/"
+                    "components/operator-hub/operator-hub-utils.ts")
+
+
+@rule("feature-annotations", "warning", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", or an unknown key",
+      category="csv", mixed=True, profiles={"certified": "error"},
+      supersedes=("manifest-invalid",),  # an unquoted true: one finding, with the right fix
+      refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML boolean such as an unquoted true cannot be decoded "
+                  "into the CSV (the API server, and operator-sdk's bundle loader in the catalog CI, reject it)", K8S_ANNOTATIONS),
+          refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle whose feature annotations "
+                  "hold anything but the strings \"true\" or \"false\" (error in the certified profile)", PREFLIGHT_ANNOTATIONS),
+      ])
 def feature_annotations(bundle: Bundle, ctx):
     """
     What: each `features.operators.openshift.io/<feature>` annotation is one of the known
     features (disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws,
     token-auth-azure, token-auth-gcp, cnf, cni, csi) with the string value `"true"` or
-    `"false"`. In the `certified` profile the first seven must all be present (Red Hat's
-    certification requires them; cnf, cni and csi are optional).
+    `"false"`. A value other than those is a warning (an error in the `certified` profile);
+    a misspelt key is a warning (info when it resembles no feature); an unquoted YAML boolean
+    is an error. (`feature-annotations-required` reports the keys certification requires.)
 
-    Why: the console and the Red Hat Ecosystem Catalog filter operators by these values. An
-    unquoted `true` is a YAML boolean, and Kubernetes annotations must be strings: the API
-    server refuses the CSV. A misspelt key is silently ignored, so the operator never shows
-    up under that filter. Certification fails without the required keys.
+    Why: the console's OperatorHub shows these as the operator's "Infrastructure features"
+    and filters by them; it treats every value but the exact string "false" as supported, so
+    "False" or "no" shows the feature as supported. That is a display matter (nothing refuses
+    the bundle), hence a warning. Red Hat certification (preflight's RequiredAnnotations
+    check) accepts only "true" and "false". An unquoted `true` is a YAML boolean, and
+    Kubernetes annotations must be strings: the CSV cannot be decoded (the API server and
+    operator-sdk's bundle validation refuse it). A misspelt key is silently ignored. The
+    legacy `operators.openshift.io/infrastructure-features` list is checked with the
+    spellings the console maps (`Disconnected`, `Proxy`, `proxy-aware`, `FIPS`, `fips`,
+    `tls`, ...).
 
     Fix: quote the value ("true"/"false") and use the documented key.
 
@@ -274,38 +296,80 @@ def feature_annotations(bundle: Bundle, ctx):
     ann = csv.annotations()
     fa = data()["feature_annotations"]
     prefix = fa["prefix"]
-    names = list(fa["required_certified"]) + list(fa["optional"])
+    required = list(fa["required_certified"])
+    names = required + list(fa["optional"])
     FA = "feature-annotations"
-    present = set()
+    present = {text(k) for k, _v in (ann.items() if ann is not None else ())}
     for k, v in (ann.items() if ann is not None else ()):
         ks = text(k)
         if ks is None or not ks.lower().startswith(prefix.lower()):
             continue
         name = ks[len(prefix):]
         if ks.startswith(prefix) and name in names:
-            present.add(name)
-        else:
-            g = {n.lower(): n for n in names}.get(name.lower())
-            if g is None:
-                close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
-                g = close[0] if close else None
-            if g is None and name.lower() in ("fips",):
-                g = "fips-compliant"
-            hint = f" Did you mean '{prefix}{g}'?" if g else ""
-            yield finding(FA, sf, k, f"'{ks}' is not a known infrastructure feature annotation; the console and the catalog "
-                          f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
-                          fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+            yield from _feature_value(sf, ks, v)
             continue
-        yield from _feature_value(sf, ks, v)
-    if ctx.profile == "certified":
-        miss = [n for n in fa["required_certified"] if n not in present]
-        if miss:
-            md = csv.metadata
-            at = ann if ann is not None else (md if md is not None else csv.root)
-            lines = ", ".join(f'{prefix}{n}: "true|false"' for n in miss)
-            yield finding(FA, sf, at, f"Red Hat certification requires every infrastructure feature annotation to be set, and "
-                          f"{len(miss)} {'is' if len(miss) == 1 else 'are'} missing: {', '.join(miss)}. Add under "
-                          f"metadata.annotations: {lines} (\"false\" where the operator does not support it).")
+        g = {n.lower(): n for n in names}.get(name.lower())
+        if g is None:
+            close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+            g = close[0] if close else None
+        if g is None and name.lower() in ("fips",):
+            g = "fips-compliant"
+        hint = f" Did you mean '{prefix}{g}'?" if g else ""
+        # a misspelling of a feature: the author's intent is lost (warning; in certified the
+        # intended key then counts as missing); a key like no feature at all: info
+        yield finding(FA, sf, k, f"'{ks}' is not a known infrastructure feature annotation; the console and the catalog "
+                      f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
+                      severity=None if g and (g not in required or prefix + g not in present) else "info",
+                      fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+
+
+@rule("feature-annotations-required", "off", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
+      category="csv", profiles={"certified": "error"}, refused_by=[
+          refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle without all of "
+                  "disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure and "
+                  "token-auth-gcp", PREFLIGHT_ANNOTATIONS),
+      ])
+def feature_annotations_required(bundle: Bundle, ctx):
+    """
+    What: in the `certified` profile (only there), the CSV sets every infrastructure feature
+    annotation Red Hat certification requires: `features.operators.openshift.io/` followed
+    by disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws,
+    token-auth-azure and token-auth-gcp ("true" or "false"; cnf, cni and csi are optional).
+    Other profiles do not report it (community catalogs do not require the annotations).
+
+    Why: preflight's RequiredAnnotations check, which certification enforces, fails a
+    bundle without them.
+
+    Fix: add each missing key, "false" where the operator does not support the feature.
+
+    Bad:
+        features.operators.openshift.io/disconnected: "true"
+        (the other six keys missing)
+    Good:
+        features.operators.openshift.io/disconnected: "true"
+        features.operators.openshift.io/fips-compliant: "false"
+        features.operators.openshift.io/proxy-aware: "false"
+        features.operators.openshift.io/tls-profiles: "false"
+        features.operators.openshift.io/token-auth-aws: "false"
+        features.operators.openshift.io/token-auth-azure: "false"
+        features.operators.openshift.io/token-auth-gcp: "false"
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    fa = data()["feature_annotations"]
+    prefix = fa["prefix"]
+    present = {text(k) for k, _v in (ann.items() if ann is not None else ())}
+    miss = [n for n in fa["required_certified"] if prefix + n not in present]
+    if miss:
+        md = csv.metadata
+        at = ann if ann is not None else (md if md is not None else csv.root)
+        lines = ", ".join(f'{prefix}{n}: "true|false"' for n in miss)
+        yield finding("feature-annotations-required", csv.file, at,
+                      f"Red Hat certification requires every infrastructure feature annotation to be set, and "
+                      f"{len(miss)} {'is' if len(miss) == 1 else 'are'} missing: {', '.join(miss)}. Add under "
+                      f"metadata.annotations: {lines} (\"false\" where the operator does not support it).")
 
 
 def _feature_value(sf, key, v):
@@ -315,12 +379,13 @@ def _feature_value(sf, key, v):
     if isinstance(v, Scalar) and isinstance(v.value, bool):
         want = "true" if v.value else "false"
         yield finding(FA, sf, v, f"{key} is the YAML boolean {v.raw}, but annotations are strings: the API server refuses the "
-                      f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"))
+                      f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"), severity="error")
         return
     raw = v.value if isinstance(v, Scalar) else None
     want = _TRUTHY.get(str(raw).strip().strip("\"'\u201c\u201d\u2018\u2019").strip().lower()) if raw is not None else None
-    yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console and the catalog only understand the strings \"true\" and "
-                  f"\"false\"." + (f" Write \"{want}\"." if want else ""),
+    yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console shows every value but the exact string \"false\" as "
+                  "supported, and Red Hat certification accepts only \"true\" and \"false\"."
+                  + (f" Write \"{want}\"." if want else " Write \"true\" or \"false\"."),
                   fix=fix_value(sf, v, dq(want), f"write \"{want}\"") if want and isinstance(v, Scalar) else None)
 
 
