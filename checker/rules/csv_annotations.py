@@ -769,40 +769,52 @@ INTERNAL = "operators.operatorframework.io/internal-objects"
 
 
 def _json_string_array(sf, node, key, rule_id):
-    """(items [(offset, value)], findings) for an annotation that must be a JSON array of strings."""
+    """(items [(offset, value)], findings) for an annotation that must be a JSON array of
+    strings. A value that is not a string is an error (annotations are strings: the CSV
+    cannot be decoded); the rest only makes the console ignore the annotation (warnings: the
+    console JSON.parses it and drops a value that is not an array of strings)."""
     out = []
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
         out.append(finding(rule_id, sf, node, f"{key} must be a string holding a JSON array of strings (annotations are "
-                           f"strings), not {node.type_name()}; the API server refuses the CSV. Write it as '[\"a\", \"b\"]' in quotes."))
+                           f"strings), not {node.type_name()}; the API server refuses the CSV. Write it as '[\"a\", \"b\"]' in quotes.",
+                           severity="error"))
         return None, out
     doc, err = load_json(sf, node)
     if err is not None:
-        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.message}. Write a JSON array of strings such as "
-                           "'[\"a\", \"b\"]'.", line=err.line, column=err.column))
+        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.message}; the console JSON.parses it and ignores "
+                           "the whole annotation. Write a JSON array of strings such as '[\"a\", \"b\"]'.",
+                           line=err.line, column=err.column))
         return None, out
     if not isinstance(doc, list):
-        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}; it must be a JSON array of strings such as '[\"a\", \"b\"]'."))
+        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}, so the console ignores it; it must be a JSON array "
+                           "of strings such as '[\"a\", \"b\"]'."))
         return None, out
     items = json_array_items(node.value)
     for off, v in items:
         if not isinstance(v, str):
             ln, col = pos_in(sf, node, off)
-            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}; every entry must be a string.",
-                               line=ln, column=col))
+            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}; every entry must be a string (the "
+                               "console ignores the whole annotation otherwise).", line=ln, column=col))
     return [(o, v) for o, v in items if isinstance(v, str)], out
 
 
-@rule("internal-objects", "error", "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own",
-      category="csv", mixed=True)
+@rule("internal-objects", "warning", "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own",
+      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML list or mapping written as the value cannot be "
+                  "decoded into the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+      ])
 def internal_objects(bundle: Bundle, ctx):
     """
     What: `operators.operatorframework.io/internal-objects` is a string holding a JSON array
-    of CRD names (`<plural>.<group>`) the CSV owns. Naming a CRD the CSV does not own is a
-    warning.
+    of CRD names (`<plural>.<group>`) the CSV owns. Invalid JSON, something else than an
+    array of strings, or a name the CSV does not own are warnings; a YAML list instead of a
+    string is an error.
 
-    Why: the console hides these CRDs from users (no "Create" tile). A YAML list instead of
-    a JSON string makes the API server refuse the CSV; a name that matches no owned CRD hides
-    nothing (often a kind written where the CRD name belongs).
+    Why: the console hides these CRDs from users (no "Create" tile). It JSON.parses the value
+    and silently ignores a malformed one, so nothing is hidden; nothing refuses the bundle
+    for that (a warning). A YAML list instead of a JSON string cannot be decoded at all
+    (annotations are strings): the API server refuses the CSV. A name that matches no owned
+    CRD hides nothing (often a kind written where the CRD name belongs).
 
     Fix: write a JSON array of owned CRD names.
 
@@ -834,18 +846,27 @@ def internal_objects(bundle: Bundle, ctx):
 INIT = "operatorframework.io/initialization-resource"
 
 
-@rule("initialization-resource", "error", "initialization-resource is not valid JSON/YAML, or its kind is not an owned CRD",
-      category="csv")
+@rule("initialization-resource", "warning", "initialization-resource is not a JSON object the console can read, or its kind is not an owned CRD",
+      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML mapping written as the value cannot be decoded into "
+                  "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+      ])
 def initialization_resource(bundle: Bundle, ctx):
     """
-    What: `operatorframework.io/initialization-resource` holds one object (JSON, or YAML)
-    with `apiVersion` and `kind` of a CRD the CSV owns.
+    What: `operatorframework.io/initialization-resource` is a string holding one JSON object
+    with `apiVersion` and `kind` of a CRD the CSV owns and a `metadata.name`. Text written as
+    YAML rather than JSON, invalid JSON, an object without metadata.name or of a kind the
+    CSV does not own are warnings; a YAML mapping instead of a string is an error.
 
     Why: after install the console offers to create this resource (the operator needs it to
-    start working); it cannot parse invalid text, and a kind the operator does not own has no
-    CRD to create it with.
+    start working). The console `JSON.parse`s the value and keeps it only when it has a
+    metadata.name: YAML, invalid JSON or a nameless object are silently dropped, and the
+    user is never offered the resource. Nothing refuses the bundle for that (a warning). A
+    kind the operator does not own has no CRD to create it with. A YAML mapping as the
+    annotation's value cannot be decoded at all (annotations are strings): the API server
+    refuses the CSV.
 
-    Fix: write the object as JSON with the apiVersion/kind of an owned CRD.
+    Fix: write the object as JSON with the apiVersion/kind of an owned CRD and a name.
 
     Bad:
         operatorframework.io/initialization-resource: '{"kind": "Widget"'
@@ -858,7 +879,8 @@ def initialization_resource(bundle: Bundle, ctx):
     sf = csv.file
     IR = "initialization-resource"
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-        yield finding(IR, sf, node, f"{INIT} must be a string holding the object (JSON), not {node.type_name()}; the API server refuses the CSV.")
+        yield finding(IR, sf, node, f"{INIT} must be a string holding the object (JSON), not {node.type_name()}; the API server "
+                      "refuses the CSV. Write the object as JSON text in a block: '|-' followed by the JSON.", severity="error")
         return
     if is_blank(node):
         yield finding(IR, sf, node, f"{INIT} is empty; the console has no resource to offer. Write the object as JSON, or remove the annotation.")
@@ -870,9 +892,17 @@ def initialization_resource(bundle: Bundle, ctx):
         except yaml.YAMLError:
             doc = None
         if not isinstance(doc, dict):
-            yield finding(IR, sf, None, f"{INIT} is neither valid JSON nor a YAML object: {err.message}. The console cannot "
-                          "create the resource. Fix the JSON at this position.", line=err.line, column=err.column)
+            yield finding(IR, sf, None, f"{INIT} is not valid JSON: {err.message}; the console JSON.parses it and silently drops "
+                          "it, so users are never offered the resource. Fix the JSON at this position.",
+                          line=err.line, column=err.column)
             return
+        try:
+            as_json = json.dumps(doc, separators=(", ", ": "), default=str)
+        except (TypeError, ValueError):
+            as_json = None
+        shown_json = f" Write it as JSON: {as_json}" if as_json and len(as_json) <= 300 else " Write it as JSON."
+        yield finding(IR, sf, node, f"{INIT} is written as YAML, not JSON; the console JSON.parses it and silently drops it, so "
+                      f"users are never offered the {doc.get('kind') or 'resource'} after install.{shown_json}")
     if not isinstance(doc, dict):
         yield finding(IR, sf, node, f"{INIT} holds {json_type(doc)}; it must be one object with apiVersion, kind and metadata.")
         return
@@ -880,6 +910,10 @@ def initialization_resource(bundle: Bundle, ctx):
     if not isinstance(av, str) or not isinstance(kind, str) or not av or not kind:
         yield finding(IR, sf, node, f"the {INIT} object has no apiVersion or kind; the console cannot tell what to create. Add them.")
         return
+    md = doc.get("metadata")
+    if err is None and not (isinstance(md, dict) and md.get("name")):
+        yield finding(IR, sf, node, f"the {INIT} object has no metadata.name; the console keeps the resource only when it has "
+                      "a name and silently drops it otherwise. Add \"metadata\": {\"name\": \"...\"}.")
     g, v = _gv(av)
     owned = [(og, ov, ok) for _n, og, ov, ok, _e in owned_crds(csv)]
     if (g, v, kind) in owned:
@@ -893,16 +927,23 @@ def initialization_resource(bundle: Bundle, ctx):
 VALID_SUB = "operators.openshift.io/valid-subscription"
 
 
-@rule("valid-subscription", "error", "valid-subscription is not a non-empty JSON array of unique strings", category="csv")
+@rule("valid-subscription", "warning", "valid-subscription is not a non-empty JSON array of unique strings", category="csv",
+      mixed=True, supersedes=("manifest-invalid",), refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML list written as the value cannot be decoded into "
+                  "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+      ])
 def valid_subscription(bundle: Bundle, ctx):
     """
     What: `operators.openshift.io/valid-subscription` is a string holding a JSON array of
     unique, non-empty strings naming the subscriptions that entitle use of the operator,
     e.g. '["OpenShift Container Platform", "OpenShift Platform Plus"]'.
 
-    Why: the console shows these on the operator's page and Red Hat's release policy
-    requires a non-empty list of unique items; a YAML list instead of a JSON string makes
-    the API server refuse the CSV.
+    Why: the console shows these on the operator's page ("Valid subscriptions") and filters
+    OperatorHub by them; it JSON.parses the value and silently ignores anything but an array
+    of strings, so a malformed value shows nothing. Nothing refuses the bundle for that:
+    a warning. Red Hat's release policy asks for a non-empty list of unique items. A YAML
+    list instead of a JSON string cannot be decoded at all (annotations are strings): the
+    API server refuses the CSV (an error).
 
     Fix: write a JSON array of strings in quotes.
 
@@ -922,10 +963,16 @@ def valid_subscription(bundle: Bundle, ctx):
     items, problems = _json_string_array(sf, node, VALID_SUB, VS)
     if problems and items is None and isinstance(node, Scalar) and isinstance(node.value, str) and not node.value.strip().startswith("["):
         # a bare name: offer the JSON form
-        want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
         p = problems[0]
-        p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console cannot read it. Write {want}.")
         p.line, p.column = node.line, node.col
+        if node.value.strip().lower() in ("none", "n/a", "na", "-", "null", "no"):
+            p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console ignores it. An operator that needs no "
+                         "subscription does not set the annotation: remove it.")
+            yield p
+            return
+        want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
+        p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console ignores it, so the operator's page "
+                     f"shows no subscription. Write {want}.")
         p.fix = fix_value(sf, node, want, "write a JSON array")
         yield p
         return
