@@ -27,6 +27,13 @@ from .csv_common import (
 
 ALM = "alm-examples"
 
+# Where the refusals are written (refused_by).
+API_CSV_VALIDATOR = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/csv.go"
+API_ANNOTATION_NAMES = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/annotations.go"
+COMMUNITY_CI_SDK = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/"
+                    "community/bundle.py")
+K8S_ANNOTATIONS = "https://github.com/kubernetes/apimachinery/blob/master/pkg/apis/meta/v1/types.go"
+
 
 def _gv(api_version: str) -> tuple:
     if "/" in api_version:
@@ -35,7 +42,14 @@ def _gv(api_version: str) -> tuple:
     return "", api_version
 
 
-@rule("alm-examples", "error", "alm-examples is not a JSON array of examples of the APIs the CSV owns", category="csv", mixed=True)
+@rule("alm-examples", "error", "alm-examples is not a JSON array of examples of the APIs the CSV owns", category="csv", mixed=True,
+      refused_by=[
+          refusal("catalog-ci", "operator-sdk bundle validate (run by the community catalog's static checks, which fail on its "
+                  "errors) reports invalid example JSON, examples that are not a list of objects with apiVersion and kind, and an "
+                  "example of an API the CSV does not own as errors (validateExamplesAnnotations)", API_CSV_VALIDATOR),
+          refusal("catalog-ci", "the community catalog's CI runs operator-sdk bundle validate and fails the pull request on "
+                  "its errors", COMMUNITY_CI_SDK),
+      ])
 def alm_examples(bundle: Bundle, ctx):
     """
     What: the CSV annotation `alm-examples` (or `olm.examples`) is a string holding a JSON
@@ -46,8 +60,10 @@ def alm_examples(bundle: Bundle, ctx):
     need none). An absent or empty annotation means "no examples".
 
     Why: the console pre-fills its "Create" forms from these examples; invalid JSON breaks the
-    operator's page and operator-sdk's validator (run by catalog CI) fails the bundle; an
-    example of an API the operator does not provide cannot be created.
+    operator's page, and operator-framework/api's CSV validator reports it as an error, so
+    `operator-sdk bundle validate` (run by the community catalog's CI) fails the bundle; the
+    same validator fails an example of an API the operator does not own (it cannot be
+    created) and only warns about owned APIs without an example.
 
     Fix: correct the JSON at the position shown (a missing comma, a trailing comma, single
     quotes); make each example's apiVersion/kind match an owned CRD.
@@ -157,17 +173,26 @@ def _internal_names(ann: Optional[Mapping]) -> set:
     return set()
 
 
-@rule("olm-annotation-case", "error", "An olm.* (or other OLM) annotation key has the wrong letter case", category="csv")
+@rule("olm-annotation-case", "error", "An olm.* (or other OLM) annotation key has the wrong letter case", category="csv", mixed=True,
+      refused_by=[
+          refusal("catalog-ci", "operator-framework/api's ValidateAnnotationNames (part of the CSV validator operator-sdk bundle "
+                  "validate runs in the community catalog's CI) fails olm.skipRange, olm.operatorGroup, olm.operatorNamespace, "
+                  "olm.targetNamespaces and olm.providedAPIs written in another letter case", API_ANNOTATION_NAMES),
+      ])
 def olm_annotation_case(bundle: Bundle, ctx):
     """
     What: annotation keys OLM and the console read are case-sensitive: `olm.skipRange`,
     `olm.substitutesFor`, `olm.properties`, `olm.operatorGroup`, `olm.targetNamespaces`,
     `alm-examples`, `operatorframework.io/suggested-namespace`, ... A key that matches one of
-    them except for letter case is an error.
+    them except for letter case is an error for the keys operator-framework/api checks
+    (olm.skipRange, olm.operatorGroup, olm.operatorNamespace, olm.targetNamespaces,
+    olm.providedAPIs), a warning for the others.
 
     Why: a differently-cased key is a different key: OLM silently ignores `olm.skiprange`,
-    so the skip range (and the upgrade path it meant to open) does not exist. operator-sdk's
-    validator (run by catalog CI) fails the bundle.
+    so the skip range (and the upgrade path it meant to open) does not exist.
+    operator-framework/api's annotation-name check (run by `operator-sdk bundle validate` in
+    the community catalog's CI) fails the bundle for its five keys; nothing refuses the
+    others, whose miscased form OLM or the console simply ignore.
 
     Fix: write the key with the exact case.
 
@@ -183,6 +208,7 @@ def olm_annotation_case(bundle: Bundle, ctx):
     if ann is None:
         return
     known = {k.lower(): k for k in data()["case_sensitive_annotations"]}
+    refused = set(data()["case_sensitive_refused"])
     for k, _v in ann.items():
         ks = text(k)
         if ks is None:
@@ -191,7 +217,10 @@ def olm_annotation_case(bundle: Bundle, ctx):
         if want is not None and ks != want:
             yield finding("olm-annotation-case", csv.file, k,
                           f"the annotation key '{ks}' should be '{want}': keys are case-sensitive, so OLM and the console ignore "
-                          f"'{ks}' and what it sets has no effect. Rename it to '{want}'.",
+                          f"'{ks}' and what it sets has no effect"
+                          + (" (operator-sdk bundle validate, run by the catalog's CI, fails it)" if want in refused else "")
+                          + f". Rename it to '{want}'.",
+                          severity=None if want in refused else "warning",
                           fix=fix_key(csv.file, k, want, f"rename to {want}"))
 
 
@@ -245,7 +274,6 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
 
 PREFLIGHT_ANNOTATIONS = ("https://github.com/redhat-openshift-ecosystem/openshift-preflight/blob/main/internal/policy/"
                          "operator/required_annotations.go")
-K8S_ANNOTATIONS = "https://github.com/kubernetes/apimachinery/blob/master/pkg/apis/meta/v1/types.go"
 API_BUNDLE_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/manifests/bundleloader.go"
 CONSOLE_FEATURES = ("https://github.com/openshift/console/blob/main/frontend/packages/operator-lifecycle-manager/src/"
                     "components/operator-hub/operator-hub-utils.ts")
@@ -607,19 +635,21 @@ def disconnected_requirements(bundle: Bundle, ctx):
                       f"{lines}); pin every one by digest (image@sha256:...).")
 
 
-@rule("arch-os-labels", "error", "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults",
-      category="csv", mixed=True)
+@rule("arch-os-labels", "warning", "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults",
+      category="csv")
 def arch_os_labels(bundle: Bundle, ctx):
     """
     What: the CSV's multi-architecture labels `operatorframework.io/arch.<arch>: supported`
     and `operatorframework.io/os.<os>: supported` use an architecture OpenShift runs (amd64,
     arm64, ppc64le, s390x) or operating system (linux, zos), and the value `supported`
-    (`unsupported` is accepted too: it states non-support explicitly; any other value is an
-    error; a valid Go GOARCH/GOOS that OpenShift does not run, such as windows, is
-    a warning, and nothing in the `operatorhub` profile). A CSV that adds a non-default
-    architecture or OS must list the defaults (`arch.amd64`, `os.linux`) explicitly if it
-    supports them (warning). The labels belong in `metadata.labels`, not annotations
-    (warning).
+    (`unsupported` is accepted too: it states non-support explicitly; a valid Go GOARCH/GOOS
+    that OpenShift does not run, such as windows, is not reported in the `operatorhub`
+    profile). A CSV that adds a non-default architecture or OS must list the defaults
+    (`arch.amd64`, `os.linux`) explicitly if it supports them. The labels belong in
+    `metadata.labels`, not annotations. Every finding is a warning: OLM's package server and
+    the console only filter OperatorHub by these labels, and nothing refuses the bundle
+    (operator-sdk's multiarch validator errors only when an image lacks a listed platform,
+    which needs the images and is not checked here).
 
     Why: OLM treats a CSV without arch labels as amd64-only and without os labels as
     linux-only; once any arch label is present, only the listed ones count, so adding
@@ -691,8 +721,8 @@ SUGGESTED = "operatorframework.io/suggested-namespace"
 SUGGESTED_T = "operatorframework.io/suggested-namespace-template"
 
 
-@rule("suggested-namespace", "error", "suggested-namespace is not a valid namespace name, or the template is not a JSON Namespace",
-      category="csv", mixed=True)
+@rule("suggested-namespace", "warning", "suggested-namespace is not a valid namespace name, or the template is not a JSON Namespace",
+      category="csv")
 def suggested_namespace(bundle: Bundle, ctx):
     """
     What: `operatorframework.io/suggested-namespace` is a valid namespace name (a DNS-1123
@@ -702,7 +732,10 @@ def suggested_namespace(bundle: Bundle, ctx):
     warning: the console uses the template and ignores the plain name.
 
     Why: the console creates this namespace when a user installs the operator; an invalid
-    name or template makes that step fail in the install form.
+    name makes that step fail in the install form, and a template that is not valid JSON is
+    silently ignored (the console JSON.parses it), so the namespace is created without the
+    labels and annotations it carried. Only the console's install form is affected and
+    nothing refuses the bundle: warnings.
 
     Fix: write a valid name, or a complete Namespace in JSON.
 
@@ -736,7 +769,8 @@ def suggested_namespace(bundle: Bundle, ctx):
         return
     doc, err = load_json(sf, tpl)
     if err is not None:
-        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.message}; the console cannot create the namespace. "
+        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.message}; the console JSON.parses it and silently "
+                      "ignores it, so the namespace is not created from the template (nor with its labels and annotations). "
                       "Fix the JSON at this position.", line=err.line, column=err.column)
         return
     problems = []
@@ -762,7 +796,7 @@ def suggested_namespace(bundle: Bundle, ctx):
     elif ns is not None:
         yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set; the console uses the "
                       "template and ignores the plain name. Keep only the template (or make sure both name the same namespace "
-                      "and accept the duplication).", severity="warning")
+                      "and accept the duplication).")
 
 
 INTERNAL = "operators.operatorframework.io/internal-objects"
