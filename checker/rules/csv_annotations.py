@@ -20,6 +20,7 @@ import yaml
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
+from .images import _split_docker_domain, image_reference_problem
 from .csv_common import (
     csv_annotation, data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
     owned_crds, pos_in, scalar_positions, shown, text, the_csv,
@@ -498,8 +499,6 @@ def _same_image(ref: str) -> str:
     """A reference in the form mirroring tools compare: Docker Hub's implicit domain and
     library/ path written out, ':latest' where neither tag nor digest is given (local helper:
     csv_common has no reference normalisation)."""
-    from .images import _split_docker_domain
-
     ref = ref.strip()
     domain, remainder = _split_docker_domain(ref)
     last = remainder.rsplit("/", 1)[-1]
@@ -597,6 +596,8 @@ def disconnected_requirements(bundle: Bundle, ctx):
             same = _same_image(img.value)
             if same in listed or same in containers or (img.line, img.col) in reported:
                 continue
+            if image_reference_problem(img.value.strip()) is not None:
+                continue  # not a pull spec (some operators pass versions or flags this way): nothing to mirror
             reported.add((img.line, img.col))
             yield finding(DR, sf, img,
                           f"{what} is '{img.value.strip()}', an operand image spec.relatedImages does not list, although the CSV "
