@@ -350,6 +350,36 @@ def feature_annotations(bundle: Bundle, ctx):
                       f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
                       severity=None if g and (g not in required or prefix + g not in present) else "info",
                       fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+    yield from _legacy_list_case(sf, ann.get(data()["infrastructure_features"]["key"]) if ann is not None else None)
+
+
+def _legacy_list_case(sf, node):
+    """Items of the legacy infrastructure-features list the console does not map because of
+    their letter case (it matches its infrastructureFeatureMap case-sensitively: 'Proxy' and
+    'proxy-aware' show "Proxy-aware", 'proxy' shows nothing). Spellings unknown in any case,
+    and a list that is not JSON, are reported by the list check of the version rules."""
+    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        return
+    inf = data()["infrastructure_features"]
+    cmap = inf["console_map"]
+    try:
+        doc = json.loads(node.value)
+    except ValueError:
+        return
+    if not isinstance(doc, list):
+        return
+    by_lower = {}
+    for k in cmap:
+        by_lower.setdefault(k.lower(), k)
+    for off, item in json_array_items(node.value):
+        if not isinstance(item, str) or item in cmap or item.strip().lower() not in by_lower:
+            continue
+        want = by_lower[item.strip().lower()]
+        ln, col = pos_in(sf, node, off)
+        yield finding("feature-annotations", sf, None,
+                      f"'{item}' in {inf['key']} is not a spelling the console maps: it matches the list's items "
+                      f"case-sensitively, so it does not show the operator as '{cmap[want]}'. Write '{want}'.",
+                      line=ln, column=col)
 
 
 @rule("feature-annotations-required", "off", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
