@@ -341,7 +341,7 @@ def feature_annotations(bundle: Bundle, ctx):
         if g is None:
             close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
             g = close[0] if close else None
-        if g is None and name.lower() in ("fips",):
+        if g is None and name.lower().replace("-", "").replace("_", "") in ("fips", "fipsmode", "fipscompliance"):
             g = "fips-compliant"
         hint = f" Did you mean '{prefix}{g}'?" if g else ""
         # a misspelling of a feature: the author's intent is lost (warning; in certified the
