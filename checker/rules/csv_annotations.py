@@ -382,8 +382,8 @@ def _legacy_list_case(sf, node):
                       line=ln, column=col)
 
 
-@rule("feature-annotations-required", "off", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
-      category="csv", profiles={"certified": "error"}, refused_by=[
+@rule("feature-annotations-required", "info", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
+      category="csv", profiles={"community": "off", "operatorhub": "off", "certified": "error"}, refused_by=[
           refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle without all of "
                   "disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure and "
                   "token-auth-gcp", PREFLIGHT_ANNOTATIONS),
