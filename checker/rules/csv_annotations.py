@@ -276,8 +276,6 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
 PREFLIGHT_ANNOTATIONS = ("https://github.com/redhat-openshift-ecosystem/openshift-preflight/blob/main/internal/policy/"
                          "operator/required_annotations.go")
 API_BUNDLE_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/manifests/bundleloader.go"
-CONSOLE_FEATURES = ("https://github.com/openshift/console/blob/main/frontend/packages/operator-lifecycle-manager/src/"
-                    "components/operator-hub/operator-hub-utils.ts")
 
 
 @rule("feature-annotations", "warning", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", or an unknown key",
@@ -286,6 +284,9 @@ CONSOLE_FEATURES = ("https://github.com/openshift/console/blob/main/frontend/pac
       refused_by=[
           refusal("api-server", "annotations are a map of strings: a YAML boolean such as an unquoted true cannot be decoded "
                   "into the CSV (the API server, and operator-sdk's bundle loader in the catalog CI, reject it)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
           refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle whose feature annotations "
                   "hold anything but the strings \"true\" or \"false\" (error in the certified profile)", PREFLIGHT_ANNOTATIONS),
       ])
@@ -307,7 +308,8 @@ def feature_annotations(bundle: Bundle, ctx):
     operator-sdk's bundle validation refuse it). A misspelt key is silently ignored. The
     legacy `operators.openshift.io/infrastructure-features` list is checked with the
     spellings the console maps (`Disconnected`, `Proxy`, `proxy-aware`, `FIPS`, `fips`,
-    `tls`, ...).
+    `tls`, ...: openshift/console's infrastructureFeatureMap in operator-hub-utils.ts), with
+    the console's letter case (`proxy` is not mapped).
 
     Fix: quote the value ("true"/"false") and use the documented key.
 
@@ -867,6 +869,9 @@ def _json_string_array(sf, node, key, rule_id):
       category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
           refusal("api-server", "annotations are a map of strings: a YAML list or mapping written as the value cannot be "
                   "decoded into the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
       ])
 def internal_objects(bundle: Bundle, ctx):
     """
@@ -915,6 +920,9 @@ INIT = "operatorframework.io/initialization-resource"
       category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
           refusal("api-server", "annotations are a map of strings: a YAML mapping written as the value cannot be decoded into "
                   "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
       ])
 def initialization_resource(bundle: Bundle, ctx):
     """
@@ -996,6 +1004,9 @@ VALID_SUB = "operators.openshift.io/valid-subscription"
       mixed=True, supersedes=("manifest-invalid",), refused_by=[
           refusal("api-server", "annotations are a map of strings: a YAML list written as the value cannot be decoded into "
                   "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
       ])
 def valid_subscription(bundle: Bundle, ctx):
     """
