@@ -19,13 +19,21 @@ import yaml
 
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, refusal, rule
+from .images import _split_docker_domain, image_reference_problem
 from .csv_common import (
     csv_annotation, data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
     owned_crds, pos_in, scalar_positions, shown, text, the_csv,
 )
 
 ALM = "alm-examples"
+
+# Where the refusals are written (refused_by).
+API_CSV_VALIDATOR = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/csv.go"
+API_ANNOTATION_NAMES = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/annotations.go"
+COMMUNITY_CI_SDK = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/"
+                    "community/bundle.py")
+K8S_ANNOTATIONS = "https://github.com/kubernetes/apimachinery/blob/master/pkg/apis/meta/v1/types.go"
 
 
 def _gv(api_version: str) -> tuple:
@@ -35,7 +43,14 @@ def _gv(api_version: str) -> tuple:
     return "", api_version
 
 
-@rule("alm-examples", "error", "alm-examples is not a JSON array of examples of the APIs the CSV owns", category="csv", mixed=True)
+@rule("alm-examples", "error", "alm-examples is not a JSON array of examples of the APIs the CSV owns", category="csv", mixed=True,
+      refused_by=[
+          refusal("catalog-ci", "operator-sdk bundle validate (run by the community catalog's static checks, which fail on its "
+                  "errors) reports invalid example JSON, examples that are not a list of objects with apiVersion and kind, and an "
+                  "example of an API the CSV does not own as errors (validateExamplesAnnotations)", API_CSV_VALIDATOR),
+          refusal("catalog-ci", "the community catalog's CI runs operator-sdk bundle validate and fails the pull request on "
+                  "its errors", COMMUNITY_CI_SDK),
+      ])
 def alm_examples(bundle: Bundle, ctx):
     """
     What: the CSV annotation `alm-examples` (or `olm.examples`) is a string holding a JSON
@@ -46,8 +61,10 @@ def alm_examples(bundle: Bundle, ctx):
     need none). An absent or empty annotation means "no examples".
 
     Why: the console pre-fills its "Create" forms from these examples; invalid JSON breaks the
-    operator's page and operator-sdk's validator (run by catalog CI) fails the bundle; an
-    example of an API the operator does not provide cannot be created.
+    operator's page, and operator-framework/api's CSV validator reports it as an error, so
+    `operator-sdk bundle validate` (run by the community catalog's CI) fails the bundle; the
+    same validator fails an example of an API the operator does not own (it cannot be
+    created) and only warns about owned APIs without an example.
 
     Fix: correct the JSON at the position shown (a missing comma, a trailing comma, single
     quotes); make each example's apiVersion/kind match an owned CRD.
@@ -157,17 +174,26 @@ def _internal_names(ann: Optional[Mapping]) -> set:
     return set()
 
 
-@rule("olm-annotation-case", "error", "An olm.* (or other OLM) annotation key has the wrong letter case", category="csv")
+@rule("olm-annotation-case", "error", "An olm.* (or other OLM) annotation key has the wrong letter case", category="csv", mixed=True,
+      refused_by=[
+          refusal("catalog-ci", "operator-framework/api's ValidateAnnotationNames (part of the CSV validator operator-sdk bundle "
+                  "validate runs in the community catalog's CI) fails olm.skipRange, olm.operatorGroup, olm.operatorNamespace, "
+                  "olm.targetNamespaces and olm.providedAPIs written in another letter case", API_ANNOTATION_NAMES),
+      ])
 def olm_annotation_case(bundle: Bundle, ctx):
     """
     What: annotation keys OLM and the console read are case-sensitive: `olm.skipRange`,
     `olm.substitutesFor`, `olm.properties`, `olm.operatorGroup`, `olm.targetNamespaces`,
     `alm-examples`, `operatorframework.io/suggested-namespace`, ... A key that matches one of
-    them except for letter case is an error.
+    them except for letter case is an error for the keys operator-framework/api checks
+    (olm.skipRange, olm.operatorGroup, olm.operatorNamespace, olm.targetNamespaces,
+    olm.providedAPIs), a warning for the others.
 
     Why: a differently-cased key is a different key: OLM silently ignores `olm.skiprange`,
-    so the skip range (and the upgrade path it meant to open) does not exist. operator-sdk's
-    validator (run by catalog CI) fails the bundle.
+    so the skip range (and the upgrade path it meant to open) does not exist.
+    operator-framework/api's annotation-name check (run by `operator-sdk bundle validate` in
+    the community catalog's CI) fails the bundle for its five keys; nothing refuses the
+    others, whose miscased form OLM or the console simply ignore.
 
     Fix: write the key with the exact case.
 
@@ -183,6 +209,7 @@ def olm_annotation_case(bundle: Bundle, ctx):
     if ann is None:
         return
     known = {k.lower(): k for k in data()["case_sensitive_annotations"]}
+    refused = set(data()["case_sensitive_refused"])
     for k, _v in ann.items():
         ks = text(k)
         if ks is None:
@@ -191,7 +218,10 @@ def olm_annotation_case(bundle: Bundle, ctx):
         if want is not None and ks != want:
             yield finding("olm-annotation-case", csv.file, k,
                           f"the annotation key '{ks}' should be '{want}': keys are case-sensitive, so OLM and the console ignore "
-                          f"'{ks}' and what it sets has no effect. Rename it to '{want}'.",
+                          f"'{ks}' and what it sets has no effect"
+                          + (" (operator-sdk bundle validate, run by the catalog's CI, fails it)" if want in refused else "")
+                          + f". Rename it to '{want}'.",
+                          severity=None if want in refused else "warning",
                           fix=fix_key(csv.file, k, want, f"rename to {want}"))
 
 
@@ -243,20 +273,43 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
            "false": "false", "no": "false", "n": "false", "off": "false", "0": "false"}
 
 
-@rule("feature-annotations", "error", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", an unknown key, or (certified) a required key missing",
-      category="csv", supersedes=("manifest-invalid",))  # an unquoted true: one finding, with the right fix
+PREFLIGHT_ANNOTATIONS = ("https://github.com/redhat-openshift-ecosystem/openshift-preflight/blob/main/internal/policy/"
+                         "operator/required_annotations.go")
+API_BUNDLE_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/manifests/bundleloader.go"
+
+
+@rule("feature-annotations", "warning", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", or an unknown key",
+      category="csv", mixed=True, profiles={"certified": "error"},
+      supersedes=("manifest-invalid",),  # an unquoted true: one finding, with the right fix
+      refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML boolean such as an unquoted true cannot be decoded "
+                  "into the CSV (the API server, and operator-sdk's bundle loader in the catalog CI, reject it)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
+          refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle whose feature annotations "
+                  "hold anything but the strings \"true\" or \"false\" (error in the certified profile)", PREFLIGHT_ANNOTATIONS),
+      ])
 def feature_annotations(bundle: Bundle, ctx):
     """
     What: each `features.operators.openshift.io/<feature>` annotation is one of the known
     features (disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws,
     token-auth-azure, token-auth-gcp, cnf, cni, csi) with the string value `"true"` or
-    `"false"`. In the `certified` profile the first seven must all be present (Red Hat's
-    certification requires them; cnf, cni and csi are optional).
+    `"false"`. A value other than those is a warning (an error in the `certified` profile);
+    a misspelt key is a warning (info when it resembles no feature); an unquoted YAML boolean
+    is an error. (`feature-annotations-required` reports the keys certification requires.)
 
-    Why: the console and the Red Hat Ecosystem Catalog filter operators by these values. An
-    unquoted `true` is a YAML boolean, and Kubernetes annotations must be strings: the API
-    server refuses the CSV. A misspelt key is silently ignored, so the operator never shows
-    up under that filter. Certification fails without the required keys.
+    Why: the console's OperatorHub shows these as the operator's "Infrastructure features"
+    and filters by them; it treats every value but the exact string "false" as supported, so
+    "False" or "no" shows the feature as supported. That is a display matter (nothing refuses
+    the bundle), hence a warning. Red Hat certification (preflight's RequiredAnnotations
+    check) accepts only "true" and "false". An unquoted `true` is a YAML boolean, and
+    Kubernetes annotations must be strings: the CSV cannot be decoded (the API server and
+    operator-sdk's bundle validation refuse it). A misspelt key is silently ignored. The
+    legacy `operators.openshift.io/infrastructure-features` list is checked with the
+    spellings the console maps (`Disconnected`, `Proxy`, `proxy-aware`, `FIPS`, `fips`,
+    `tls`, ...: openshift/console's infrastructureFeatureMap in operator-hub-utils.ts), with
+    the console's letter case (`proxy` is not mapped).
 
     Fix: quote the value ("true"/"false") and use the documented key.
 
@@ -274,38 +327,110 @@ def feature_annotations(bundle: Bundle, ctx):
     ann = csv.annotations()
     fa = data()["feature_annotations"]
     prefix = fa["prefix"]
-    names = list(fa["required_certified"]) + list(fa["optional"])
+    required = list(fa["required_certified"])
+    names = required + list(fa["optional"])
     FA = "feature-annotations"
-    present = set()
+    present = {text(k) for k, _v in (ann.items() if ann is not None else ())}
     for k, v in (ann.items() if ann is not None else ()):
         ks = text(k)
         if ks is None or not ks.lower().startswith(prefix.lower()):
             continue
         name = ks[len(prefix):]
         if ks.startswith(prefix) and name in names:
-            present.add(name)
-        else:
-            g = {n.lower(): n for n in names}.get(name.lower())
-            if g is None:
-                close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
-                g = close[0] if close else None
-            if g is None and name.lower() in ("fips",):
-                g = "fips-compliant"
-            hint = f" Did you mean '{prefix}{g}'?" if g else ""
-            yield finding(FA, sf, k, f"'{ks}' is not a known infrastructure feature annotation; the console and the catalog "
-                          f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
-                          fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+            yield from _feature_value(sf, ks, v)
             continue
-        yield from _feature_value(sf, ks, v)
-    if ctx.profile == "certified":
-        miss = [n for n in fa["required_certified"] if n not in present]
-        if miss:
-            md = csv.metadata
-            at = ann if ann is not None else (md if md is not None else csv.root)
-            lines = ", ".join(f'{prefix}{n}: "true|false"' for n in miss)
-            yield finding(FA, sf, at, f"Red Hat certification requires every infrastructure feature annotation to be set, and "
-                          f"{len(miss)} {'is' if len(miss) == 1 else 'are'} missing: {', '.join(miss)}. Add under "
-                          f"metadata.annotations: {lines} (\"false\" where the operator does not support it).")
+        g = {n.lower(): n for n in names}.get(name.lower())
+        if g is None:
+            close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+            g = close[0] if close else None
+        if g is None and name.lower().replace("-", "").replace("_", "") in ("fips", "fipsmode", "fipscompliance"):
+            g = "fips-compliant"
+        hint = f" Did you mean '{prefix}{g}'?" if g else ""
+        # a misspelling of a feature: the author's intent is lost (warning; in certified the
+        # intended key then counts as missing); a key like no feature at all: info
+        yield finding(FA, sf, k, f"'{ks}' is not a known infrastructure feature annotation; the console and the catalog "
+                      f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
+                      severity=None if g and (g not in required or prefix + g not in present) else "info",
+                      fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
+    yield from _legacy_list_case(sf, ann.get(data()["infrastructure_features"]["key"]) if ann is not None else None)
+
+
+def _legacy_list_case(sf, node):
+    """Items of the legacy infrastructure-features list the console does not map because of
+    their letter case (it matches its infrastructureFeatureMap case-sensitively: 'Proxy' and
+    'proxy-aware' show "Proxy-aware", 'proxy' shows nothing). Spellings unknown in any case,
+    and a list that is not JSON, are reported by the list check of the version rules."""
+    if not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        return
+    inf = data()["infrastructure_features"]
+    cmap = inf["console_map"]
+    try:
+        doc = json.loads(node.value)
+    except ValueError:
+        return
+    if not isinstance(doc, list):
+        return
+    by_lower = {}
+    for k in cmap:
+        by_lower.setdefault(k.lower(), k)
+    for off, item in json_array_items(node.value):
+        if not isinstance(item, str) or item in cmap or item.strip().lower() not in by_lower:
+            continue
+        want = by_lower[item.strip().lower()]
+        ln, col = pos_in(sf, node, off)
+        yield finding("feature-annotations", sf, None,
+                      f"'{item}' in {inf['key']} is not a spelling the console maps: it matches the list's items "
+                      f"case-sensitively, so it does not show the operator as '{cmap[want]}'. Write '{want}'.",
+                      line=ln, column=col)
+
+
+@rule("feature-annotations-required", "info", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
+      category="csv", profiles={"community": "off", "operatorhub": "off", "certified": "error"}, refused_by=[
+          refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle without all of "
+                  "disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure and "
+                  "token-auth-gcp", PREFLIGHT_ANNOTATIONS),
+      ])
+def feature_annotations_required(bundle: Bundle, ctx):
+    """
+    What: in the `certified` profile (only there), the CSV sets every infrastructure feature
+    annotation Red Hat certification requires: `features.operators.openshift.io/` followed
+    by disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws,
+    token-auth-azure and token-auth-gcp ("true" or "false"; cnf, cni and csi are optional).
+    Other profiles do not report it (community catalogs do not require the annotations).
+
+    Why: preflight's RequiredAnnotations check, which certification enforces, fails a
+    bundle without them.
+
+    Fix: add each missing key, "false" where the operator does not support the feature.
+
+    Bad:
+        features.operators.openshift.io/disconnected: "true"
+        (the other six keys missing)
+    Good:
+        features.operators.openshift.io/disconnected: "true"
+        features.operators.openshift.io/fips-compliant: "false"
+        features.operators.openshift.io/proxy-aware: "false"
+        features.operators.openshift.io/tls-profiles: "false"
+        features.operators.openshift.io/token-auth-aws: "false"
+        features.operators.openshift.io/token-auth-azure: "false"
+        features.operators.openshift.io/token-auth-gcp: "false"
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    fa = data()["feature_annotations"]
+    prefix = fa["prefix"]
+    present = {text(k) for k, _v in (ann.items() if ann is not None else ())}
+    miss = [n for n in fa["required_certified"] if prefix + n not in present]
+    if miss:
+        md = csv.metadata
+        at = ann if ann is not None else (md if md is not None else csv.root)
+        lines = ", ".join(f'{prefix}{n}: "true|false"' for n in miss)
+        yield finding("feature-annotations-required", csv.file, at,
+                      f"Red Hat certification requires every infrastructure feature annotation to be set, and "
+                      f"{len(miss)} {'is' if len(miss) == 1 else 'are'} missing: {', '.join(miss)}. Add under "
+                      f"metadata.annotations: {lines} (\"false\" where the operator does not support it).")
 
 
 def _feature_value(sf, key, v):
@@ -315,40 +440,54 @@ def _feature_value(sf, key, v):
     if isinstance(v, Scalar) and isinstance(v.value, bool):
         want = "true" if v.value else "false"
         yield finding(FA, sf, v, f"{key} is the YAML boolean {v.raw}, but annotations are strings: the API server refuses the "
-                      f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"))
+                      f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"), severity="error")
         return
     raw = v.value if isinstance(v, Scalar) else None
     want = _TRUTHY.get(str(raw).strip().strip("\"'\u201c\u201d\u2018\u2019").strip().lower()) if raw is not None else None
-    yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console and the catalog only understand the strings \"true\" and "
-                  f"\"false\"." + (f" Write \"{want}\"." if want else ""),
+    yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console shows every value but the exact string \"false\" as "
+                  "supported, and Red Hat certification accepts only \"true\" and \"false\"."
+                  + (f" Write \"{want}\"." if want else " Write \"true\" or \"false\"."),
                   fix=fix_value(sf, v, dq(want), f"write \"{want}\"") if want and isinstance(v, Scalar) else None)
 
 
 MAX_IMAGE_FINDINGS = 10  # per bundle; the rest are summed up in one finding (measured: up to 100+ per CSV)
 _DIGEST = re.compile(r"@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$")
 
+# Sources of the disconnected facts (also named in refused_by below).
+OPM_RELATED_IMAGES = "https://github.com/operator-framework/operator-registry/blob/master/alpha/action/render.go"
+OPM_OPERATOR_IMAGES = "https://github.com/operator-framework/operator-registry/blob/master/pkg/registry/csv.go"
+ISV_DIGEST_PINNING = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/ansible/roles/"
+                      "operator-pipeline/templates/openshift/tasks/digest-pinning.yml")
+
 
 def _claims_disconnected(ann) -> Optional[Scalar]:
+    """The node that claims disconnected support, as the console reads it: the
+    features.operators.openshift.io/disconnected annotation with any value but "false" (the
+    console shows every other value as supported), or "disconnected" in the legacy
+    infrastructure-features list."""
     if ann is None:
         return None
     fa = data()["feature_annotations"]
-    v = ann.get(fa["prefix"] + "disconnected")
-    if isinstance(v, Scalar) and (v.value is True or (isinstance(v.value, str) and v.value.strip().lower() == "true")):
-        return v
+    key = fa["prefix"] + "disconnected"
+    v = ann.get(key)
+    if isinstance(v, Scalar) and v.value is not None and v.value is not False:
+        if not (isinstance(v.value, str) and v.value.strip() in ("false", "")):
+            return v
     inf = ann.get(data()["infrastructure_features"]["key"])
     if isinstance(inf, Scalar) and isinstance(inf.value, str):
         try:
             lst = json.loads(inf.value)
         except ValueError:
             return None
-        if isinstance(lst, list) and any(isinstance(x, str) and x.strip().lower() == "disconnected" for x in lst):
+        if isinstance(lst, list) and any(isinstance(x, str) and x.strip().lower() in ("disconnected", key) for x in lst):
             return inf
     return None
 
 
-def _images(csv):
-    """(what, node) for each image reference: deployment containers, RELATED_IMAGE_* env
-    values, relatedImages."""
+def _image_refs(csv):
+    """(kind, what, node) for each image reference of the CSV: kind "container" (a deployment's
+    container or init container image), "env" (a RELATED_IMAGE_* environment value of such a
+    container; what starts with the variable's name), "related" (a spec.relatedImages entry)."""
     sp = csv.spec()
     if sp is None:
         return
@@ -372,51 +511,86 @@ def _images(csv):
                 cn = c.str("name") or "?"
                 img = c.get("image")
                 if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                    yield f"the image of container '{cn}' in deployment '{dn}'", img
+                    yield "container", f"the image of container '{cn}' in deployment '{dn}'", img
                 env = c.get("env")
                 for e in env if isinstance(env, Sequence) else ():
                     if isinstance(e, Mapping):
                         en = e.str("name") or ""
                         ev = e.get("value")
                         if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
-                            yield f"{en} of container '{cn}'", ev
+                            yield "env", f"{en} of container '{cn}'", ev
     ri = sp.get("relatedImages")
     for r in ri if isinstance(ri, Sequence) else ():
         if isinstance(r, Mapping):
             img = r.get("image")
             if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                yield f"relatedImages entry '{r.str('name') or '?'}'", img
+                yield "related", f"relatedImages entry '{r.str('name') or '?'}'", img
 
 
-@rule("disconnected-requirements", "error", "Disconnected support is claimed, but relatedImages is empty or an image is referenced by tag",
-      category="csv", mixed=True)
+def _same_image(ref: str) -> str:
+    """A reference in the form mirroring tools compare: Docker Hub's implicit domain and
+    library/ path written out, ':latest' where neither tag nor digest is given (local helper:
+    csv_common has no reference normalisation)."""
+    ref = ref.strip()
+    domain, remainder = _split_docker_domain(ref)
+    last = remainder.rsplit("/", 1)[-1]
+    if "@" not in last and ":" not in last:
+        remainder += ":latest"
+    return f"{domain}/{remainder}"
+
+
+@rule("disconnected-requirements", "warning",
+      "Disconnected support is claimed, but a RELATED_IMAGE_* operand image is not in relatedImages, relatedImages is empty, or an image is referenced by tag",
+      category="csv", mixed=True, profiles={"certified": "error"}, refused_by=[
+          refusal("opm", "opm puts only spec.relatedImages and the install deployments' container and init container images "
+                  "into the catalog's list of a bundle's images, which is what oc-mirror and 'oc adm catalog mirror' copy: a "
+                  "RELATED_IMAGE_* operand image missing from a non-empty relatedImages is never mirrored, so a disconnected "
+                  "cluster cannot pull it (error in every profile)", OPM_RELATED_IMAGES),
+          refusal("certification", "Red Hat's certification pipeline (digest-pinning task, enforced for certified "
+                  "operators) fails a bundle with an image referenced by tag, or whose relatedImages is missing or lists "
+                  "fewer images than the CSV references (error in the certified profile)", ISV_DIGEST_PINNING),
+      ])
 def disconnected_requirements(bundle: Bundle, ctx):
     """
     What: when the CSV claims disconnected support
-    (`features.operators.openshift.io/disconnected: "true"`, or `disconnected` in the
-    deprecated `operators.openshift.io/infrastructure-features`), `spec.relatedImages` lists
-    the images, and every image — in the deployments' containers, in `RELATED_IMAGE_*`
-    environment variables, in `relatedImages` — is pinned by digest (`@sha256:...`). An
-    empty relatedImages is an error when `RELATED_IMAGE_*` operand images exist (nothing
-    would mirror them), a warning otherwise (opm adds the deployments' own images to the
-    catalog).
+    (`features.operators.openshift.io/disconnected` with any value but "false" — the console
+    shows every other value as "Disconnected" — or `disconnected` in the deprecated
+    `operators.openshift.io/infrastructure-features`):
 
-    Why: mirroring tools (`oc-mirror`, `opm`) copy the images in relatedImages to the
-    disconnected registry, and clusters redirect pulls to the mirror only for references by
-    digest; an image referenced by tag is pulled from the internet, which a disconnected
-    cluster cannot reach, so the operator fails to start.
+    - a `RELATED_IMAGE_*` environment value (an operand image the operator starts) that a
+      non-empty `spec.relatedImages` does not list, and that is not a deployment's container
+      image either, is an **error** in every profile;
+    - an empty `spec.relatedImages`, a deployment container image missing from a non-empty
+      one, and every image referenced by tag rather than digest (in the containers, in
+      `RELATED_IMAGE_*` values, in relatedImages) are **warnings** (errors in the `certified`
+      profile).
 
-    Fix: reference every image by digest and list them in relatedImages; or set the
-    annotation to "false".
+    Why: opm builds a bundle's image list in the catalog from `spec.relatedImages` plus the
+    install deployments' container and init container images (operator-registry
+    `GetOperatorImages`); oc-mirror and `oc adm catalog mirror` copy exactly that list. A
+    `RELATED_IMAGE_*` operand image missing from it is never mirrored, so on a disconnected
+    cluster the operator starts but its operand pods cannot pull their image. The deployments'
+    own images are mirrored even when relatedImages omits them. Red Hat's restricted-network
+    guidance asks for digests: ImageDigestMirrorSet and ImageContentSourcePolicy redirect only
+    pulls by digest; since OpenShift 4.13 an ImageTagMirrorSet can mirror tags too, so nothing
+    refuses a tag in the community catalog. Red Hat's certification pipeline (digest-pinning
+    task) does fail unpinned images and an incomplete relatedImages: errors in `certified`.
+
+    Fix: list every image the operator runs or starts under spec.relatedImages, pinned by
+    digest; or set the annotation to "false".
 
     Bad:
         features.operators.openshift.io/disconnected: "true"
         ...
-        image: quay.io/example/operator:v1.0.0
-    Good:
-        image: quay.io/example/operator@sha256:4b8e...f001
+        env:
+          - name: RELATED_IMAGE_WIDGET
+            value: quay.io/example/widget@sha256:9f0c...   # not in relatedImages
         relatedImages:
           - {name: operator, image: quay.io/example/operator@sha256:4b8e...f001}
+    Good:
+        relatedImages:
+          - {name: operator, image: quay.io/example/operator@sha256:4b8e...f001}
+          - {name: widget, image: quay.io/example/widget@sha256:9f0c...}
     """
     csv = the_csv(bundle)
     if csv is None:
@@ -424,58 +598,91 @@ def disconnected_requirements(bundle: Bundle, ctx):
     claim = _claims_disconnected(csv.annotations())
     if claim is None:
         return
+    DR = "disconnected-requirements"
     sf = csv.file
     sp = csv.spec()
     ri = sp.get("relatedImages") if sp is not None else None
-    if is_blank(ri) or not isinstance(ri, Sequence):
-        operands = [what for what, img in _images(csv) if what.startswith("RELATED_IMAGE_")]
-        if operands:
-            yield finding("disconnected-requirements", sf, claim,
-                          f"the CSV claims disconnected support but spec.relatedImages is empty; catalogs list (and mirroring "
-                          f"tools copy) only relatedImages and the deployments' own images, so the operand images "
-                          f"({', '.join(o.split(' ')[0] for o in operands[:5])}{', ...' if len(operands) > 5 else ''}) are not "
-                          "mirrored and a disconnected cluster cannot pull them. List every image (by digest) under "
-                          "spec.relatedImages, or set the annotation to \"false\".")
-        else:
-            yield finding("disconnected-requirements", sf, claim,
+    refs = list(_image_refs(csv))
+    listed = {_same_image(n.value) for k, _w, n in refs if k == "related"}
+    containers = {_same_image(n.value) for k, _w, n in refs if k == "container"}
+    reported = set()
+    if not listed:
+        operands = [w.split(" ")[0] for k, w, _n in refs if k == "env"]
+        if not (isinstance(ri, Sequence) and len(ri)) and operands:
+            names = ", ".join(operands[:5]) + (", ..." if len(operands) > 5 else "")
+            yield finding(DR, sf, claim,
+                          f"the CSV claims disconnected support but spec.relatedImages is empty; opm lists only relatedImages and "
+                          f"the deployments' own images in the catalog (what mirroring tools copy), so the operand images "
+                          f"({names}) are not mirrored and a disconnected cluster cannot pull them. List every image, pinned by "
+                          "digest, under spec.relatedImages, or set the annotation to \"false\".")
+        elif not (isinstance(ri, Sequence) and len(ri)):
+            yield finding(DR, sf, claim,
                           "the CSV claims disconnected support but spec.relatedImages is empty; opm adds the deployments' "
-                          "images to the catalog itself, so mirroring works today, but the documentation requires the list "
-                          "(and any image the operator starts later must be in it). List the images (by digest) under "
-                          "spec.relatedImages.", severity="warning")
-    seen = set()
+                          "images to the catalog itself, so mirroring works today, but the documentation asks for the list "
+                          "(and any image the operator starts later must be in it). List the images, pinned by digest, under "
+                          "spec.relatedImages.")
+    else:
+        for kind, what, img in refs:
+            if kind != "env":
+                continue
+            same = _same_image(img.value)
+            if same in listed or same in containers or (img.line, img.col) in reported:
+                continue
+            if image_reference_problem(img.value.strip()) is not None:
+                continue  # not a pull spec (some operators pass versions or flags this way): nothing to mirror
+            reported.add((img.line, img.col))
+            yield finding(DR, sf, img,
+                          f"{what} is '{img.value.strip()}', an operand image spec.relatedImages does not list, although the CSV "
+                          f"claims disconnected support (line {claim.line}); opm lists only relatedImages and the deployments' "
+                          "container images in the catalog, and mirroring tools (oc-mirror, oc adm catalog mirror) copy only "
+                          "those, so this image is never mirrored and the operand cannot start on a disconnected cluster. Add "
+                          f"it to spec.relatedImages (name: ..., image: {img.value.strip()}), pinned by digest.",
+                          severity="error")
+        missing = [(what, img) for kind, what, img in refs
+                   if kind == "container" and _same_image(img.value) not in listed]
+        if missing:
+            what, img = missing[0]
+            more = f" and {len(missing) - 1} more container image{'s' if len(missing) > 2 else ''}" if len(missing) > 1 else ""
+            yield finding(DR, sf, img,
+                          f"{what} ('{img.value.strip()}'){more} not listed in spec.relatedImages; opm adds the deployments' "
+                          "images to the catalog itself, so they are mirrored, but the restricted-network guidance (and Red "
+                          "Hat's certification pipeline) asks relatedImages to list every image. Add them.")
     by_tag = []
-    for what, img in _images(csv):
+    for _kind, what, img in refs:
         ref = img.value.strip()
-        if _DIGEST.search(ref) or (img.line, img.col) in seen:
+        if _DIGEST.search(ref) or (img.line, img.col) in reported:
             continue
-        seen.add((img.line, img.col))
+        reported.add((img.line, img.col))
         by_tag.append((what, img, ref))
     for what, img, ref in by_tag[:MAX_IMAGE_FINDINGS]:
-        yield finding("disconnected-requirements", sf, img,
+        yield finding(DR, sf, img,
                       f"{what} is '{ref}', a reference by tag, but the CSV claims disconnected support (line {claim.line}); "
-                      "clusters redirect pulls to a mirror only for references by digest, so this image would be pulled from the "
-                      "internet. Pin it by digest (image@sha256:...).")
+                      "Red Hat's restricted-network guidance asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) "
+                      "redirects only pulls by digest, and a tag reaches the mirror only where the cluster has an "
+                      "ImageTagMirrorSet (OpenShift 4.13 and later). Pin it by digest (image@sha256:...).")
     rest = by_tag[MAX_IMAGE_FINDINGS:]
     if rest:
         lines = ", ".join(str(img.line) for _w, img, _r in rest[:20]) + (", ..." if len(rest) > 20 else "")
-        yield finding("disconnected-requirements", sf, rest[0][1],
+        yield finding(DR, sf, rest[0][1],
                       f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support (lines "
                       f"{lines}); pin every one by digest (image@sha256:...).")
 
 
-@rule("arch-os-labels", "error", "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults",
-      category="csv", mixed=True)
+@rule("arch-os-labels", "warning", "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults",
+      category="csv")
 def arch_os_labels(bundle: Bundle, ctx):
     """
     What: the CSV's multi-architecture labels `operatorframework.io/arch.<arch>: supported`
     and `operatorframework.io/os.<os>: supported` use an architecture OpenShift runs (amd64,
     arm64, ppc64le, s390x) or operating system (linux, zos), and the value `supported`
-    (`unsupported` is accepted too: it states non-support explicitly; any other value is an
-    error; a valid Go GOARCH/GOOS that OpenShift does not run, such as windows, is
-    a warning, and nothing in the `operatorhub` profile). A CSV that adds a non-default
-    architecture or OS must list the defaults (`arch.amd64`, `os.linux`) explicitly if it
-    supports them (warning). The labels belong in `metadata.labels`, not annotations
-    (warning).
+    (`unsupported` is accepted too: it states non-support explicitly; a valid Go GOARCH/GOOS
+    that OpenShift does not run, such as windows, is not reported in the `operatorhub`
+    profile). A CSV that adds a non-default architecture or OS must list the defaults
+    (`arch.amd64`, `os.linux`) explicitly if it supports them. The labels belong in
+    `metadata.labels`, not annotations. Every finding is a warning: OLM's package server and
+    the console only filter OperatorHub by these labels, and nothing refuses the bundle
+    (operator-sdk's multiarch validator errors only when an image lacks a listed platform,
+    which needs the images and is not checked here).
 
     Why: OLM treats a CSV without arch labels as amd64-only and without os labels as
     linux-only; once any arch label is present, only the listed ones count, so adding
@@ -547,8 +754,8 @@ SUGGESTED = "operatorframework.io/suggested-namespace"
 SUGGESTED_T = "operatorframework.io/suggested-namespace-template"
 
 
-@rule("suggested-namespace", "error", "suggested-namespace is not a valid namespace name, or the template is not a JSON Namespace",
-      category="csv", mixed=True)
+@rule("suggested-namespace", "warning", "suggested-namespace is not a valid namespace name, or the template is not a JSON Namespace",
+      category="csv")
 def suggested_namespace(bundle: Bundle, ctx):
     """
     What: `operatorframework.io/suggested-namespace` is a valid namespace name (a DNS-1123
@@ -558,7 +765,10 @@ def suggested_namespace(bundle: Bundle, ctx):
     warning: the console uses the template and ignores the plain name.
 
     Why: the console creates this namespace when a user installs the operator; an invalid
-    name or template makes that step fail in the install form.
+    name makes that step fail in the install form, and a template that is not valid JSON is
+    silently ignored (the console JSON.parses it), so the namespace is created without the
+    labels and annotations it carried. Only the console's install form is affected and
+    nothing refuses the bundle: warnings.
 
     Fix: write a valid name, or a complete Namespace in JSON.
 
@@ -592,7 +802,8 @@ def suggested_namespace(bundle: Bundle, ctx):
         return
     doc, err = load_json(sf, tpl)
     if err is not None:
-        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.message}; the console cannot create the namespace. "
+        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.message}; the console JSON.parses it and silently "
+                      "ignores it, so the namespace is not created from the template (nor with its labels and annotations). "
                       "Fix the JSON at this position.", line=err.line, column=err.column)
         return
     problems = []
@@ -618,47 +829,62 @@ def suggested_namespace(bundle: Bundle, ctx):
     elif ns is not None:
         yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set; the console uses the "
                       "template and ignores the plain name. Keep only the template (or make sure both name the same namespace "
-                      "and accept the duplication).", severity="warning")
+                      "and accept the duplication).")
 
 
 INTERNAL = "operators.operatorframework.io/internal-objects"
 
 
 def _json_string_array(sf, node, key, rule_id):
-    """(items [(offset, value)], findings) for an annotation that must be a JSON array of strings."""
+    """(items [(offset, value)], findings) for an annotation that must be a JSON array of
+    strings. A value that is not a string is an error (annotations are strings: the CSV
+    cannot be decoded); the rest only makes the console ignore the annotation (warnings: the
+    console JSON.parses it and drops a value that is not an array of strings)."""
     out = []
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
         out.append(finding(rule_id, sf, node, f"{key} must be a string holding a JSON array of strings (annotations are "
-                           f"strings), not {node.type_name()}; the API server refuses the CSV. Write it as '[\"a\", \"b\"]' in quotes."))
+                           f"strings), not {node.type_name()}; the API server refuses the CSV. Write it as '[\"a\", \"b\"]' in quotes.",
+                           severity="error"))
         return None, out
     doc, err = load_json(sf, node)
     if err is not None:
-        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.message}. Write a JSON array of strings such as "
-                           "'[\"a\", \"b\"]'.", line=err.line, column=err.column))
+        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.message}; the console JSON.parses it and ignores "
+                           "the whole annotation. Write a JSON array of strings such as '[\"a\", \"b\"]'.",
+                           line=err.line, column=err.column))
         return None, out
     if not isinstance(doc, list):
-        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}; it must be a JSON array of strings such as '[\"a\", \"b\"]'."))
+        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}, so the console ignores it; it must be a JSON array "
+                           "of strings such as '[\"a\", \"b\"]'."))
         return None, out
     items = json_array_items(node.value)
     for off, v in items:
         if not isinstance(v, str):
             ln, col = pos_in(sf, node, off)
-            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}; every entry must be a string.",
-                               line=ln, column=col))
+            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}; every entry must be a string (the "
+                               "console ignores the whole annotation otherwise).", line=ln, column=col))
     return [(o, v) for o, v in items if isinstance(v, str)], out
 
 
-@rule("internal-objects", "error", "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own",
-      category="csv", mixed=True)
+@rule("internal-objects", "warning", "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own",
+      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML list or mapping written as the value cannot be "
+                  "decoded into the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
+      ])
 def internal_objects(bundle: Bundle, ctx):
     """
     What: `operators.operatorframework.io/internal-objects` is a string holding a JSON array
-    of CRD names (`<plural>.<group>`) the CSV owns. Naming a CRD the CSV does not own is a
-    warning.
+    of CRD names (`<plural>.<group>`) the CSV owns. Invalid JSON, something else than an
+    array of strings, or a name the CSV does not own are warnings; a YAML list instead of a
+    string is an error.
 
-    Why: the console hides these CRDs from users (no "Create" tile). A YAML list instead of
-    a JSON string makes the API server refuse the CSV; a name that matches no owned CRD hides
-    nothing (often a kind written where the CRD name belongs).
+    Why: the console hides these CRDs from users (no "Create" tile). It JSON.parses the value
+    and silently ignores a malformed one, so nothing is hidden; nothing refuses the bundle
+    for that (a warning). A YAML list instead of a JSON string cannot be decoded at all
+    (annotations are strings): the API server refuses the CSV. A name that matches no owned
+    CRD hides nothing (often a kind written where the CRD name belongs).
 
     Fix: write a JSON array of owned CRD names.
 
@@ -690,18 +916,30 @@ def internal_objects(bundle: Bundle, ctx):
 INIT = "operatorframework.io/initialization-resource"
 
 
-@rule("initialization-resource", "error", "initialization-resource is not valid JSON/YAML, or its kind is not an owned CRD",
-      category="csv")
+@rule("initialization-resource", "warning", "initialization-resource is not a JSON object the console can read, or its kind is not an owned CRD",
+      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML mapping written as the value cannot be decoded into "
+                  "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
+      ])
 def initialization_resource(bundle: Bundle, ctx):
     """
-    What: `operatorframework.io/initialization-resource` holds one object (JSON, or YAML)
-    with `apiVersion` and `kind` of a CRD the CSV owns.
+    What: `operatorframework.io/initialization-resource` is a string holding one JSON object
+    with `apiVersion` and `kind` of a CRD the CSV owns and a `metadata.name`. Text written as
+    YAML rather than JSON, invalid JSON, an object without metadata.name or of a kind the
+    CSV does not own are warnings; a YAML mapping instead of a string is an error.
 
     Why: after install the console offers to create this resource (the operator needs it to
-    start working); it cannot parse invalid text, and a kind the operator does not own has no
-    CRD to create it with.
+    start working). The console `JSON.parse`s the value and keeps it only when it has a
+    metadata.name: YAML, invalid JSON or a nameless object are silently dropped, and the
+    user is never offered the resource. Nothing refuses the bundle for that (a warning). A
+    kind the operator does not own has no CRD to create it with. A YAML mapping as the
+    annotation's value cannot be decoded at all (annotations are strings): the API server
+    refuses the CSV.
 
-    Fix: write the object as JSON with the apiVersion/kind of an owned CRD.
+    Fix: write the object as JSON with the apiVersion/kind of an owned CRD and a name.
 
     Bad:
         operatorframework.io/initialization-resource: '{"kind": "Widget"'
@@ -714,7 +952,8 @@ def initialization_resource(bundle: Bundle, ctx):
     sf = csv.file
     IR = "initialization-resource"
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-        yield finding(IR, sf, node, f"{INIT} must be a string holding the object (JSON), not {node.type_name()}; the API server refuses the CSV.")
+        yield finding(IR, sf, node, f"{INIT} must be a string holding the object (JSON), not {node.type_name()}; the API server "
+                      "refuses the CSV. Write the object as JSON text in a block: '|-' followed by the JSON.", severity="error")
         return
     if is_blank(node):
         yield finding(IR, sf, node, f"{INIT} is empty; the console has no resource to offer. Write the object as JSON, or remove the annotation.")
@@ -726,9 +965,17 @@ def initialization_resource(bundle: Bundle, ctx):
         except yaml.YAMLError:
             doc = None
         if not isinstance(doc, dict):
-            yield finding(IR, sf, None, f"{INIT} is neither valid JSON nor a YAML object: {err.message}. The console cannot "
-                          "create the resource. Fix the JSON at this position.", line=err.line, column=err.column)
+            yield finding(IR, sf, None, f"{INIT} is not valid JSON: {err.message}; the console JSON.parses it and silently drops "
+                          "it, so users are never offered the resource. Fix the JSON at this position.",
+                          line=err.line, column=err.column)
             return
+        try:
+            as_json = json.dumps(doc, separators=(", ", ": "), default=str)
+        except (TypeError, ValueError):
+            as_json = None
+        shown_json = f" Write it as JSON: {as_json}" if as_json and len(as_json) <= 300 else " Write it as JSON."
+        yield finding(IR, sf, node, f"{INIT} is written as YAML, not JSON; the console JSON.parses it and silently drops it, so "
+                      f"users are never offered the {doc.get('kind') or 'resource'} after install.{shown_json}")
     if not isinstance(doc, dict):
         yield finding(IR, sf, node, f"{INIT} holds {json_type(doc)}; it must be one object with apiVersion, kind and metadata.")
         return
@@ -736,6 +983,10 @@ def initialization_resource(bundle: Bundle, ctx):
     if not isinstance(av, str) or not isinstance(kind, str) or not av or not kind:
         yield finding(IR, sf, node, f"the {INIT} object has no apiVersion or kind; the console cannot tell what to create. Add them.")
         return
+    md = doc.get("metadata")
+    if err is None and not (isinstance(md, dict) and md.get("name")):
+        yield finding(IR, sf, node, f"the {INIT} object has no metadata.name; the console keeps the resource only when it has "
+                      "a name and silently drops it otherwise. Add \"metadata\": {\"name\": \"...\"}.")
     g, v = _gv(av)
     owned = [(og, ov, ok) for _n, og, ov, ok, _e in owned_crds(csv)]
     if (g, v, kind) in owned:
@@ -749,16 +1000,26 @@ def initialization_resource(bundle: Bundle, ctx):
 VALID_SUB = "operators.openshift.io/valid-subscription"
 
 
-@rule("valid-subscription", "error", "valid-subscription is not a non-empty JSON array of unique strings", category="csv")
+@rule("valid-subscription", "warning", "valid-subscription is not a non-empty JSON array of unique strings", category="csv",
+      mixed=True, supersedes=("manifest-invalid",), refused_by=[
+          refusal("api-server", "annotations are a map of strings: a YAML list written as the value cannot be decoded into "
+                  "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                  API_BUNDLE_LOADER),
+      ])
 def valid_subscription(bundle: Bundle, ctx):
     """
     What: `operators.openshift.io/valid-subscription` is a string holding a JSON array of
     unique, non-empty strings naming the subscriptions that entitle use of the operator,
     e.g. '["OpenShift Container Platform", "OpenShift Platform Plus"]'.
 
-    Why: the console shows these on the operator's page and Red Hat's release policy
-    requires a non-empty list of unique items; a YAML list instead of a JSON string makes
-    the API server refuse the CSV.
+    Why: the console shows these on the operator's page ("Valid subscriptions") and filters
+    OperatorHub by them; it JSON.parses the value and silently ignores anything but an array
+    of strings, so a malformed value shows nothing. Nothing refuses the bundle for that:
+    a warning. Red Hat's release policy asks for a non-empty list of unique items. A YAML
+    list instead of a JSON string cannot be decoded at all (annotations are strings): the
+    API server refuses the CSV (an error).
 
     Fix: write a JSON array of strings in quotes.
 
@@ -778,10 +1039,16 @@ def valid_subscription(bundle: Bundle, ctx):
     items, problems = _json_string_array(sf, node, VALID_SUB, VS)
     if problems and items is None and isinstance(node, Scalar) and isinstance(node.value, str) and not node.value.strip().startswith("["):
         # a bare name: offer the JSON form
-        want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
         p = problems[0]
-        p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console cannot read it. Write {want}.")
         p.line, p.column = node.line, node.col
+        if node.value.strip().lower() in ("none", "n/a", "na", "-", "null", "no"):
+            p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console ignores it. An operator that needs no "
+                         "subscription does not set the annotation: remove it.")
+            yield p
+            return
+        want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
+        p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console ignores it, so the operator's page "
+                     f"shows no subscription. Write {want}.")
         p.fix = fix_value(sf, node, want, "write a JSON array")
         yield p
         return

@@ -12,7 +12,7 @@ from typing import Optional
 from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule, value_fix
+from . import finding, refusal, rule, value_fix
 
 # The grammar of github.com/distribution/reference (regexp.go), as
 # reference.ParseNormalizedNamed applies it (operator-framework/api's
@@ -122,7 +122,15 @@ def _repaired(s: str) -> Optional[str]:
 scalar_fix = value_fix  # kept for the modules that import it from here
 
 
-@rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference")
+@rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference", refused_by=[
+    refusal("catalog-ci", "operator-framework/api's bundle validator (validateRelatedImages, from api v0.40.0) reports an "
+            "empty image or a pull spec reference.ParseNormalizedNamed rejects as an error, and operator-sdk bundle validate "
+            "fails the community catalog's pull request on it",
+            "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/bundle.go"),
+    refusal("opm", "opm's catalog model refuses a related image without an image (\"image must be set\"), so a catalog "
+            "holding the bundle fails validation",
+            "https://github.com/operator-framework/operator-registry/blob/master/alpha/model/model.go"),
+])
 def related_image_invalid(bundle: Bundle, ctx):
     """
     What: every entry of the CSV's `spec.relatedImages` needs an `image` that is a valid image
@@ -134,7 +142,9 @@ def related_image_invalid(bundle: Bundle, ctx):
 
     Why: relatedImages tell mirroring tools (`oc adm catalog mirror`, `oc-mirror`) which images
     to copy for disconnected clusters and appear in the catalog; an invalid reference fails
-    `operator-sdk bundle validate` (and catalog CI), or breaks the mirror.
+    `operator-sdk bundle validate` (operator-framework/api's bundle validator, run by the
+    community catalog's CI), an entry without an image fails opm's catalog validation, and
+    either breaks the mirror.
 
     Fix: write the full pull spec, ideally pinned by digest.
 
