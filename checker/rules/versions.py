@@ -48,8 +48,12 @@ def _fbc_operator(bundle: Bundle) -> bool:
 def fbc_publication(bundle: Bundle, ctx):
     """For a bundle of an FBC operator (ci.yaml ``fbc.enabled: true``): mark it, and note the
     releases its ``fbc.catalog_mapping`` renders catalogs for, which versions_analysis uses
-    when no catalog lists the bundle yet (a new bundle)."""
-    from ..catalogs import release_of
+    when no catalog lists the bundle yet (a new bundle). When the mapping has several
+    templates for different catalogs, which template will list the bundle is not known here:
+    the bundle's label (when it names some of those releases) narrows them, and otherwise the
+    releases are marked uncertain (``fbc_mapping_uncertain``)."""
+    from ..catalogs import ci_data, release_of
+    from ..versions import label_releases, parse_label
 
     repo = ctx.repo
     fbc = (repo.extra.get("fbc") or {}) if repo is not None else {}
@@ -57,9 +61,32 @@ def fbc_publication(bundle: Bundle, ctx):
     if oc is None or not oc.fbc_enabled:
         return
     bundle.extra["fbc_operator"] = True
-    mapped = sorted({r for r in (release_of(d) for d in oc.mapped) if r}, key=vkey)
-    if mapped:
-        bundle.extra["fbc_mapped_ocp"] = mapped
+    op = repo.operators.get(bundle.operator) if repo is not None else None
+    doc = ci_data(op) if op is not None else None
+    fb = doc.get("fbc") if doc is not None else None
+    cm = fb.get("catalog_mapping") if isinstance(fb, Mapping) else None
+    sets = []  # the releases of each template
+    if isinstance(cm, Sequence):
+        for item in cm:
+            names = item.get("catalog_names") if isinstance(item, Mapping) else None
+            rels = {release_of(n.value) for n in names if isinstance(n, Scalar) and isinstance(n.value, str)} \
+                if isinstance(names, Sequence) else set()
+            rels.discard(None)
+            if rels and rels not in sets:
+                sets.append(rels)
+    mapped = sorted(set().union(*sets), key=vkey) if sets else []
+    if not mapped:
+        return
+    if len(sets) > 1:
+        lab = bundle.annotation(LABEL_KEY)
+        lr = parse_label(lab.value) if lab is not None else None
+        named = {r.ocp for r in label_releases(lr, ctx.ocp)} if lr is not None and lr.ok else set()
+        narrowed = [r for r in mapped if r in named]
+        if narrowed:
+            mapped = narrowed
+        else:
+            bundle.extra["fbc_mapping_uncertain"] = True
+    bundle.extra["fbc_mapped_ocp"] = mapped
 
 
 # ---------------------------------------------------------------------------------------
@@ -479,7 +506,7 @@ define("min-kube-version-syntax", "error", "spec.minKubeVersion is not a strict 
         minKubeVersion: 1.21.0
     """)
 
-define("min-kube-version-range", "error", "minKubeVersion excludes releases the bundle is published to", category=CAT, refused_by=[
+define("min-kube-version-range", "error", "minKubeVersion excludes releases the bundle is published to", category=CAT, mixed=True, refused_by=[
     refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements "
             "(\"CSV version requirement not met\")", OLM_REQUIREMENTS),
     refusal("catalog-ci", "check_api_version_constraints fails a range with releases whose Kubernetes is below "
@@ -488,7 +515,9 @@ define("min-kube-version-range", "error", "minKubeVersion excludes releases the 
     What: minKubeVersion is above the Kubernetes version of OpenShift releases the bundle is
     published to (by its label, or for a file-based-catalog operator by the catalogs that list
     it or its ci.yaml `catalog_mapping`), or above the Kubernetes of maxOpenShiftVersion.
-    Releases before 4.6 (no per-release catalog) are not counted.
+    Releases before 4.6 (no per-release catalog) are not counted. A warning when no catalog
+    lists the bundle yet and its ci.yaml maps several catalog templates to different releases
+    (which template will list it is not known, and no label narrows it).
 
     Why: users of those releases see the operator in their catalog and cannot install it.
 
@@ -543,9 +572,9 @@ def kube_rules(bundle: Bundle, ctx):
                 yield finding("min-kube-version-range", file, node,
                               f"minKubeVersion {node.raw} is above the Kubernetes of OpenShift {_rels(below)} "
                               f"({', '.join(f'{r.ocp}: {r.kube}' for r in below[:4])}{'…' if len(below) > 4 else ''}), which {where} "
-                              f"publishes the bundle to; OLM refuses to install it there. Start the range at "
+                              f"publishes the bundle to; OLM refuses to install it there{_uncertain_note(bundle)}. Start the range at "
                               f"{(table.first_with_kube(mk).ocp if table.first_with_kube(mk) else 'a newer release')} or lower minKubeVersion.",
-                              ocp=below)
+                              severity=_uncertain_severity(bundle), ocp=below)
             if vi.max_ocp is not None:
                 rel = table.get(vi.max_ocp)
                 if rel is not None and rel.kube_key < mk:
@@ -621,14 +650,16 @@ define("deprecated-api", "warning", "The bundle uses a deprecated Kubernetes API
     Fix: move to the replacement API the message names.
     """)
 
-define("api-not-yet-available", "error", "The bundle uses an API version that does not exist yet at the start of its range", category=CAT, refused_by=[
+define("api-not-yet-available", "error", "The bundle uses an API version that does not exist yet at the start of its range", category=CAT, mixed=True, refused_by=[
     refusal("api-server", "the API server of those releases does not serve the API version yet, so OLM's InstallPlan fails "
             "to create the manifest", K8S_DEPRECATION_GUIDE),
 ], explanation="""
     What: an API version that appeared in a Kubernetes release newer than the one of the
     range's first release (e.g. `policy/v1` PodDisruptionBudget, Kubernetes 1.21, with a label
     starting at 4.7 / Kubernetes 1.20). Releases before 4.6 (no per-release catalog) are not
-    counted; a bundle without a range is not reported.
+    counted; a bundle without a range is not reported. A warning when the releases come from a
+    ci.yaml catalog_mapping whose templates target different catalogs (see
+    `min-kube-version-range`).
 
     Why: the bundle cannot install on its oldest declared releases.
 
@@ -772,8 +803,21 @@ def api_rules(bundle: Bundle, ctx):
                 yield finding("api-not-yet-available", file, node,
                               f"{what} exists only from Kubernetes {vstr(intro.since)} (OpenShift {first_ok.ocp if first_ok else '?'}), but the "
                               f"range starts at OpenShift {lo.ocp} (Kubernetes {lo.kube}): the bundle cannot install on {_rels(early)}. "
-                              f"Start the range at {first_ok.ocp if first_ok else 'a newer release'}, or use the older API version there.",
-                              ocp=early)
+                              f"Start the range at {first_ok.ocp if first_ok else 'a newer release'}, or use the older API version there"
+                              f"{_uncertain_note(bundle)}.", severity=_uncertain_severity(bundle), ocp=early)
+
+
+def _uncertain(bundle: Bundle) -> bool:
+    return bundle.versions.publication_source == "catalog-mapping" and bool(bundle.extra.get("fbc_mapping_uncertain"))
+
+
+def _uncertain_note(bundle: Bundle) -> str:
+    return (" (if the catalog template that will list this bundle targets those releases: its ci.yaml maps several "
+            "templates to different catalogs, and no catalog lists the bundle yet)") if _uncertain(bundle) else ""
+
+
+def _uncertain_severity(bundle: Bundle) -> Optional[str]:
+    return "warning" if _uncertain(bundle) else None
 
 
 def _range_note(vi) -> str:
