@@ -75,7 +75,7 @@ def fbc_publication(bundle: Bundle, ctx):
             if rels and rels not in sets:
                 sets.append(rels)
     mapped = sorted(set().union(*sets), key=vkey) if sets else []
-    if not mapped:
+    if not mapped or not _pending(bundle, oc):
         return
     if len(sets) > 1:
         lab = bundle.annotation(LABEL_KEY)
@@ -87,6 +87,50 @@ def fbc_publication(bundle: Bundle, ctx):
         else:
             bundle.extra["fbc_mapping_uncertain"] = True
     bundle.extra["fbc_mapped_ocp"] = mapped
+
+
+def _pending(bundle: Bundle, oc) -> bool:
+    """A bundle no catalog lists is waiting to be added (the catalog_mapping says where) when
+    its catalogs list nothing yet, or when its version is above every version they list. An
+    older bundle missing from them was left out or pruned: the mapping says nothing about it."""
+    from ..blangsemver import SemverError, parse_tolerant
+
+    listed = []
+    for cat in oc.catalogs.values():
+        if not cat.known:
+            continue
+        for b in cat.blobs:
+            if b.schema == "olm.bundle":
+                v = _blob_version(b)
+                if v is not None:
+                    listed.append(v)
+                elif b.str("name"):
+                    return False  # a listed bundle of unknown version: cannot tell
+    if not listed:
+        return True
+    spec = bundle.csv.spec() if bundle.csv is not None else None
+    ver = spec.str("version") if spec is not None else None
+    try:
+        mine = parse_tolerant(ver).key() if ver else None
+        newest = max(parse_tolerant(v).key() for v in listed)
+    except (SemverError, ValueError, TypeError):
+        return False
+    return mine is not None and mine > newest
+
+
+def _blob_version(blob) -> Optional[str]:
+    """The version of an olm.bundle blob's olm.package property (YAML nodes or JSON)."""
+    props = blob.get("properties")
+    items = list(props) if isinstance(props, (Sequence, list)) else []
+    for p in items:
+        if isinstance(p, Mapping) and p.str("type") == "olm.package":
+            val = p.get("value")
+            return val.str("version") if isinstance(val, Mapping) else None
+        if isinstance(p, dict) and p.get("type") == "olm.package":
+            val = p.get("value")
+            v = val.get("version") if isinstance(val, dict) else None
+            return v if isinstance(v, str) else None
+    return None
 
 
 # ---------------------------------------------------------------------------------------
