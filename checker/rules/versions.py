@@ -204,8 +204,8 @@ define("ocp-versions-missing", "warning", "No com.redhat.openshift.versions: the
                    "com.redhat.openshift.versions", CI_BUNDLE_CHECKS),
            refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements "
                    "(\"CSV version requirement not met\")", OLM_REQUIREMENTS),
-           refusal("certification", "Red Hat's certification requires the range of OpenShift releases a bundle supports",
-                   OCP_VERSIONS_DOC),
+           refusal("certification", "the certified pipeline fails a bundle without com.redhat.openshift.versions "
+                   "(\"annotation not defined\"; only community operators may leave it out)", CI_INDICES),
        ], explanation="""
     What: metadata/annotations.yaml has no `com.redhat.openshift.versions`. The bundle is then
     published to the catalogs of every OpenShift release that has one (4.6 and later; 4.1-4.5
