@@ -211,7 +211,9 @@ define("ocp-versions-missing", "warning", "No com.redhat.openshift.versions: the
     published to the catalogs of every OpenShift release that has one (4.6 and later; 4.1-4.5
     shared one App Registry catalog that nothing publishes to any more). When minKubeVersion
     keeps it from installing on some of those releases, this is an error in every profile
-    (the community CI fails it, and OLM refuses the install there); when only
+    (OLM refuses the install there); so it is, inside a catalog repository, for any bundle
+    that sets minKubeVersion (the community CI's `check_api_version_constraints` fails a
+    minKubeVersion without a range, for operators without file-based catalogs); when only
     maxOpenShiftVersion limits it, a warning (published where it blocks cluster upgrades, as
     `max-ocp-version-range` says for a label). An error in the `certified` profile. Not
     reported for operators whose file-based catalogs decide publication (ci.yaml
@@ -316,6 +318,11 @@ def label_rules(bundle: Bundle, ctx):
         catalogs = table.catalog_releases
         excluded = [r for r in catalogs if r.ocp not in vi.ocp_installable] if not vi.explicit_target else []
         by_kube = [r for r in excluded if vi.min_kube and r.kube_key < vkey(vi.min_kube)]
+        # the community catalog CI (check_api_version_constraints, skipped for FBC operators) fails
+        # any bundle of a catalog repository that sets minKubeVersion without the label
+        ci_refuses = bundle.operator is not None and vi.min_kube is not None
+        ci_note = (" The community catalog CI fails a bundle that sets minKubeVersion without it "
+                   "(check_api_version_constraints).") if ci_refuses else ""
         if excluded and (vi.max_ocp or vi.min_kube):
             why = []
             if by_kube:
@@ -324,20 +331,20 @@ def label_rules(bundle: Bundle, ctx):
                 why.append(f"maxOpenShiftVersion {vi.max_ocp}")
             ok = [r for r in catalogs if r.ocp in vi.ocp_installable]
             example = f"v{ok[0].ocp}{'-v' + ok[-1].ocp if vi.max_ocp else ''}" if ok else "v4.x"
-            consequence = (f"keeps it from installing on {_rels(by_kube)} (OLM refuses the install there, and the community "
-                           "catalog CI fails a bundle with minKubeVersion and no range)" if by_kube else
+            consequence = (f"keeps it from installing on {_rels(by_kube)} (OLM refuses the install there)" if by_kube else
                            f"makes clusters on {_rels(excluded)} that install it unable to upgrade")
             if by_kube and len(why) > 1:
                 consequence += f"; maxOpenShiftVersion {vi.max_ocp} blocks the upgrades of clusters on {_rels([r for r in excluded if r not in by_kube])}"
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
                           f"({_rels(catalogs)}), but {' and '.join(why)} {consequence}. Add the range it supports, "
-                          f"e.g. {LABEL_KEY}: \"{example}\".",
-                          severity="error" if by_kube else None, ocp=excluded)
+                          f"e.g. {LABEL_KEY}: \"{example}\".{ci_note}",
+                          severity="error" if by_kube or ci_refuses else None, ocp=excluded)
         else:
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
-                          f"({_rels(catalogs)}). Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".")
+                          f"({_rels(catalogs)}). Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}",
+                          severity="error" if ci_refuses else None)
 
 
 # ---------------------------------------------------------------------------------------
