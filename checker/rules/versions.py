@@ -28,7 +28,6 @@ OCP_VERSIONS_DOC = ("https://redhat-connect.gitbook.io/certified-operator-guide/
                     "bundle-directory/managing-openshift-versions")
 K8S_DEPRECATION_GUIDE = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/"
 API_REMOVED_APIS = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/removed_apis.go"
-API_COMMUNITY = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/community.go"
 K8S_WEBHOOK_VALIDATION = "https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/admissionregistration/validation/validation.go"
 
 _CATALOGS_DECIDE = ("catalogs", "catalog-mapping")
@@ -672,8 +671,6 @@ define("removed-api", "error", "The bundle uses a Kubernetes API removed in a re
 define("removed-api-on-upgrade", "error", "A cluster can upgrade into a release that removed an API the bundle uses", category=CAT, mixed=True, refused_by=[
     refusal("cluster-upgrade", "with no maxOpenShiftVersion below the removal, OLM lets the cluster upgrade into the release "
             "whose API server no longer serves the API, and the installed operator breaks there", OLM_MAX),
-    refusal("catalog-ci", "operator-framework/api's community validator requires olm.maxOpenShiftVersion below 4.9 for a "
-            "bundle using APIs removed in Kubernetes 1.22", API_COMMUNITY),
 ], explanation="""
     What: the label closes the range (`v4.6-v4.8`), but a cluster that installed this bundle
     can upgrade to a later release where an API it uses is removed, because no
@@ -686,6 +683,9 @@ define("removed-api-on-upgrade", "error", "A cluster can upgrade into a release 
 
     Refused by: the cluster upgrade itself — OLM blocks it only with a maxOpenShiftVersion
     below the removal (operator-lifecycle-manager, pkg/controller/operators/openshift/helpers.go).
+    operator-framework/api's community validator (now run by the external
+    ocp-olm-catalog-validator, not by operator-sdk) asks for the same maxOpenShiftVersion for
+    the Kubernetes 1.22 removals.
 
     Fix: migrate to the replacement API; or set maxOpenShiftVersion to the release before the
     removal (metadata/properties.yaml: `properties: [{type: olm.maxOpenShiftVersion, value: "4.8"}]`).
