@@ -758,7 +758,7 @@ def _api_uses(bundle: Bundle):
 def _where(where: str, g, v, kind) -> str:
     gv = f"{g}/{v}" if g else v
     if where == "resources":
-        return "the owned CRD's resources entry"
+        return f"{kind} {v} (named in an owned CRD's resources entry)"
     if where == "alm-examples":
         return f"the alm-examples object {gv} {kind}"
     return f"{gv} {kind}"
@@ -802,7 +802,7 @@ def api_rules(bundle: Bundle, ctx):
                 if where == "resources":
                     # informational for the console; breaks only if the operator still creates it
                     yield finding("removed-api", file, node,
-                                  f"{what} says instances of this CRD create {kind} {v}, which {gone_in} no longer serves: on OpenShift "
+                                  f"the owned CRD's resources entry says instances of this CRD create {kind} {v}, which {gone_in} no longer serves: on OpenShift "
                                   f"{_rels(ga_gone)}{_range_note(vi)} an operator still creating it fails, and the console cannot list "
                                   f"these resources. Update the operator and this entry to {e.use}.", severity="warning", ocp=ga_gone)
                 elif where == "alm-examples":
