@@ -343,7 +343,7 @@ def label_rules(bundle: Bundle, ctx):
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
                           f"({_rels(catalogs)}). Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}",
-                          severity="error" if ci_refuses else None)
+                          severity="error" if ci_refuses else None, ocp=catalogs if not vi.explicit_target else vi.ocp_versions)
 
 
 # ---------------------------------------------------------------------------------------
