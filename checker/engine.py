@@ -532,12 +532,33 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
         seen.add(key)
         out.append(f)
     # one problem, one finding: a rule that tells it more precisely replaces another's finding
-    # at the same place -- when it is itself reported (not off, not ignored there)
-    replaced = {(r, f.path, f.line, f.column) for f in out if f.rule in RULES for r in RULES[f.rule].supersedes}
-    if replaced:
-        out = [f for f in out if (f.rule, f.path, f.line, f.column) not in replaced]
+    # at the same place -- when it is itself reported (not off, not ignored there) and at least
+    # as severe; when the replaced finding is the more severe (a profile or the configuration
+    # raised it), that one stays and the more precise one goes: the verdict is never lowered
+    out = _supersede(out)
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _supersede(out: list) -> list:
+    """Apply ``Rule.supersedes`` to settled findings (see ``settle``)."""
+    by_place = {}
+    for f in out:
+        rule = RULES.get(f.rule)
+        if rule is not None and rule.supersedes:
+            by_place.setdefault((f.path, f.line, f.column), []).append(f)
+    if not by_place:
+        return out
+    drop = set()
+    for f in out:
+        for g in by_place.get((f.path, f.line, f.column), ()):
+            if f.rule not in RULES[g.rule].supersedes:
+                continue
+            if SEVERITY_RANK.get(g.severity, 0) >= SEVERITY_RANK.get(f.severity, 0):
+                drop.add(id(f))
+            else:
+                drop.add(id(g))
+    return [f for f in out if id(f) not in drop] if drop else out
 
 
 def _text(s: str) -> str:

@@ -49,9 +49,11 @@ class Release:
 
 
 class OcpTable:
-    def __init__(self, releases: list):
+    def __init__(self, releases: list, catalogs_from: Optional[Ver] = None):
         self.releases = sorted(releases, key=lambda r: r.key)
         self.by_ocp = {r.ocp: r for r in self.releases}
+        # first release with per-release bundle catalogs (ocp.yaml ``catalogs_from``)
+        self.catalogs_from = catalogs_from if catalogs_from is not None else self.releases[0].key
 
     @classmethod
     def load(cls, extra: Optional[list] = None) -> "OcpTable":
@@ -59,7 +61,16 @@ class OcpTable:
         for e in extra or []:
             r = Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True)))
             rel[r.ocp] = r
-        return cls(list(rel.values()))
+        return cls(list(rel.values()), _builtin_catalogs_from())
+
+    @property
+    def catalog_releases(self) -> list:
+        """Releases with their own bundle catalog (4.6 and later): where a bundle can be published today."""
+        return [r for r in self.releases if r.key >= self.catalogs_from]
+
+    def with_catalog(self, releases) -> list:
+        """``releases`` (Release or "4.x") that have their own bundle catalog."""
+        return [r for r in releases if vkey(getattr(r, "ocp", r)) >= self.catalogs_from]
 
     @property
     def first(self) -> Release:
@@ -89,14 +100,22 @@ class OcpTable:
         return None
 
     def signature(self) -> str:
-        return ";".join(f"{r.ocp}={r.kube}{'' if r.ga else '?'}" for r in self.releases)
+        return ";".join(f"{r.ocp}={r.kube}{'' if r.ga else '?'}" for r in self.releases) + f";catalogs>={vstr(self.catalogs_from)}"
 
 
 @lru_cache(maxsize=1)
-def _builtin_releases() -> tuple:
+def _ocp_data() -> dict:
     with open(os.path.join(DATA, "ocp.yaml"), encoding="utf-8") as fh:
-        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return tuple(Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True))) for e in data["releases"])
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _builtin_releases() -> tuple:
+    return tuple(Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True))) for e in _ocp_data()["releases"])
+
+
+def _builtin_catalogs_from() -> Optional[Ver]:
+    v = _ocp_data().get("catalogs_from")
+    return vkey(str(v)) if v else None
 
 
 @dataclass(frozen=True)

@@ -51,11 +51,19 @@ def analyse(bundle: Bundle, ctx) -> None:
     elif bundle.extra.get("catalog_ocp"):
         published = [table.get(v) for v in bundle.extra["catalog_ocp"] if table.get(v) is not None]
         vi.publication_source = "catalogs"
+    elif bundle.extra.get("fbc_mapped_ocp") and any(table.get(v) is not None for v in bundle.extra["fbc_mapped_ocp"]):
+        # an FBC operator's bundle no catalog lists yet: its ci.yaml catalog_mapping names the
+        # catalogs its templates render, where it will be published (versions.md)
+        published = [table.get(v) for v in bundle.extra["fbc_mapped_ocp"] if table.get(v) is not None]
+        vi.publication_source = "catalog-mapping"
     elif vi.label_parsed is not None and vi.label_parsed.ok:
-        published = label_releases(vi.label_parsed, table)
+        # only releases with their own bundle catalog (4.6+) are published to; a label that
+        # names older releases only keeps them (nothing newer to evaluate it against)
+        named = label_releases(vi.label_parsed, table)
+        published = table.with_catalog(named) or named
         vi.publication_source = "label"
     else:
-        published = list(table.releases)
+        published = table.catalog_releases
         vi.publication_source = "all-known"
     vi.no_constraints = vi.label_parsed is None and not vi.max_ocp_decls and vi.min_kube_node is None
     vi.ocp_versions = [r.ocp for r in published]

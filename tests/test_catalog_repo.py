@@ -35,15 +35,29 @@ def test_fbc_catalogs_decide_publication(copy_fixture):
     assert not [f for f in res.findings if f.rule == "fbc-schema"]
 
 
-def test_label_decides_without_catalog_listing(copy_fixture, tmp_path):
+def test_catalog_mapping_decides_without_catalog_listing(copy_fixture, tmp_path):
     root = copy_fixture("repos/fbc")
     shutil.rmtree(os.path.join(root, "catalogs", "v4.16"))
     shutil.rmtree(os.path.join(root, "catalogs", "v4.17"))
     res = check(["."])
     _no_internal(res)
     b = _by_path(res)
-    assert b["operators/kube-example/0.1.0"]["ocp_versions"] == ["4.14", "4.15"]
+    # no catalog lists the bundle: ci.yaml's catalog_mapping (v4.16-v4.18) decides, not its label
+    assert b["operators/kube-example/0.1.0"]["ocp_versions"] == ["4.16", "4.17", "4.18"]
     assert not [f for f in res.findings if f.rule == "fbc-ocp-mismatch"]
+
+
+def test_label_decides_without_catalog_listing_or_mapping(copy_fixture, tmp_path):
+    root = copy_fixture("repos/fbc")
+    shutil.rmtree(os.path.join(root, "catalogs", "v4.16"))
+    shutil.rmtree(os.path.join(root, "catalogs", "v4.17"))
+    ci = os.path.join(root, "operators", "kube-example", "ci.yaml")
+    with open(ci, "w") as fh:
+        fh.write("---\nreviewers: [example-maintainer]\nfbc:\n  enabled: true\n")
+    res = check(["."])
+    _no_internal(res)
+    b = _by_path(res)
+    assert b["operators/kube-example/0.1.0"]["ocp_versions"] == ["4.14", "4.15"]
 
 
 def test_broken_catalog_is_a_finding_not_a_crash(copy_fixture):
@@ -57,8 +71,8 @@ def test_broken_catalog_is_a_finding_not_a_crash(copy_fixture):
     syntax = sorted((f.path, f.rule) for f in res.findings if f.rule == "yaml-syntax")
     assert syntax == [("catalogs/v4.16/kube-example/catalog.yaml", "yaml-syntax"),
                       ("catalogs/v4.17/kube-example/catalog.json", "yaml-syntax")]
-    # an unreadable catalog's membership is unknown: the label decides again
-    assert _by_path(res)["operators/kube-example/0.1.0"]["ocp_versions"] == ["4.14", "4.15"]
+    # an unreadable catalog's membership is unknown: ci.yaml's catalog_mapping decides again
+    assert _by_path(res)["operators/kube-example/0.1.0"]["ocp_versions"] == ["4.16", "4.17", "4.18"]
 
 
 def test_wrong_types_everywhere_never_raise(copy_fixture):

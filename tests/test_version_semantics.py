@@ -16,15 +16,17 @@ def test_published_and_installable_follow_label_max_and_minkube(copy_fixture):
     assert b["ocp_installable"] == ["4.14", "4.15", "4.16"]
 
 
-def test_no_range_means_every_known_release_and_ga_removals_are_errors(copy_fixture):
+def test_no_range_means_every_release_with_a_catalog_and_ga_removals_are_errors(copy_fixture):
     copy_fixture("rules/removed-api/bad-no-range")
     res = check(["."])
     b = res.report["bundles"][0]
-    assert b["ocp_versions"][0] == "4.1"
+    # 4.1-4.5 shared one App Registry catalog: a bundle today is published from 4.6 on
+    assert b["ocp_versions"][0] == "4.6" and "4.5" not in b["ocp_versions"]
     removed = [f for f in res.findings if f.rule == "removed-api"]
     assert len(removed) == 1 and removed[0].severity == "error"
     assert removed[0].ocp_versions[0] == "4.12" and "4.23" not in removed[0].ocp_versions  # upcoming is not "removed"
     assert ("no-version-constraints", "warning") in rules_of(res)
+    assert not any(f.rule == "ocp-versions-missing" for f in res.findings)  # one problem, one finding
     assert "policy/v1" in removed[0].message
 
 
@@ -94,3 +96,58 @@ def test_no_constraints_warns_once_but_certified_still_errors_on_missing_label(c
     assert ("no-version-constraints", "warning") in community
     assert not any(r == "ocp-versions-missing" for r, _ in community)
     assert ("ocp-versions-missing", "error") in rules_of(check(["."], profile="certified"))
+
+
+# Issue 17 item 4: profiles and the configuration decide severities, never the rule itself;
+# ocp-versions-missing and no-version-constraints tell one problem at one place: reported once.
+
+def _cli_findings(cwd, *args):
+    import json
+
+    from helpers import run_cli
+
+    p = run_cli("check", ".", "--format", "json", *args, cwd=cwd)
+    assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+    data = json.loads(p.stdout)
+    return p.returncode, [(f["rule"], f["severity"], f["path"], f["line"], f["column"]) for f in data["findings"]
+                          if f["rule"] in ("ocp-versions-missing", "no-version-constraints")]
+
+
+def _config(root, text):
+    import os
+
+    with open(os.path.join(root, ".olm-check.yaml"), "w") as fh:
+        fh.write(text)
+
+
+def test_config_raising_ocp_versions_missing_is_obeyed_on_a_bundle_without_constraints(copy_fixture):
+    root = copy_fixture("rules/no-version-constraints/bad")  # no label, no max, no minKubeVersion
+    assert _cli_findings(root) == (0, [("no-version-constraints", "warning", "metadata/annotations.yaml", 2, 3)])
+    _config(root, "rules:\n  ocp-versions-missing: error\n")
+    # the configured error is reported (once: the warning it is the same problem as goes) and fails the run
+    assert _cli_findings(root) == (1, [("ocp-versions-missing", "error", "metadata/annotations.yaml", 2, 3)])
+
+
+def test_certified_profile_reports_the_missing_range_once_as_an_error(copy_fixture):
+    root = copy_fixture("rules/no-version-constraints/bad")
+    assert _cli_findings(root, "--profile", "certified") == (
+        1, [("ocp-versions-missing", "error", "metadata/annotations.yaml", 2, 3)])
+
+
+def test_turning_off_either_rule_leaves_the_other(copy_fixture):
+    root = copy_fixture("rules/no-version-constraints/bad")
+    _config(root, "rules:\n  no-version-constraints: off\n")
+    assert _cli_findings(root) == (0, [("ocp-versions-missing", "warning", "metadata/annotations.yaml", 2, 3)])
+    _config(root, "rules:\n  ocp-versions-missing: off\n")
+    assert _cli_findings(root) == (0, [("no-version-constraints", "warning", "metadata/annotations.yaml", 2, 3)])
+
+
+def test_fbc_operator_without_a_label_uses_its_catalog_mapping(copy_fixture):
+    # ci.yaml maps v4.16 and v4.18; no catalog lists the bundle yet; minKubeVersion 1.31.0 (4.18)
+    copy_fixture("rules/min-kube-version-range/bad-fbc-mapping")
+    res = check(["."])
+    b = res.report["bundles"][0]
+    assert b["ocp_versions"] == ["4.16", "4.18"]
+    got = rules_of(res)
+    assert ("min-kube-version-range", "error") in got
+    assert not any(r in ("ocp-versions-missing", "no-version-constraints") for r, _ in got)

@@ -15,25 +15,140 @@ from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..report.text import _ranges
 from ..versions import ACCEPTED_FORMS, LABEL_KEY, label_unknown, parse_min_kube, vkey, vstr
-from . import RULES, check, define, finding, value_fix
+from . import check, define, finding, refusal, value_fix
 
 CAT = "version"
+
+# Where what refuses these findings is written (the `refused_by` sources).
+OLM_MAX = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/openshift/helpers.go"
+OLM_REQUIREMENTS = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/olm/requirements.go"
+CI_BUNDLE_CHECKS = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/bundle.py"
+CI_INDICES = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/__init__.py"
+OCP_VERSIONS_DOC = ("https://redhat-connect.gitbook.io/certified-operator-guide/ocp-deployment/operator-metadata/"
+                    "bundle-directory/managing-openshift-versions")
+K8S_DEPRECATION_GUIDE = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/"
+API_REMOVED_APIS = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/removed_apis.go"
+K8S_WEBHOOK_VALIDATION = "https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/admissionregistration/validation/validation.go"
+
+_CATALOGS_DECIDE = ("catalogs", "catalog-mapping")
 
 
 def _rels(releases) -> str:
     return _ranges([getattr(r, "ocp", r) for r in releases])
 
 
+def _fbc_operator(bundle: Bundle) -> bool:
+    """The bundle belongs to an operator whose file-based catalogs decide publication
+    (ci.yaml ``fbc.enabled: true``): its label does not, and catalog CI skips label checks."""
+    return bool(bundle.extra.get("fbc_operator")) or bundle.versions.publication_source in _CATALOGS_DECIDE
+
+
+@check("prepare_bundle")
+def fbc_publication(bundle: Bundle, ctx):
+    """For a bundle of an FBC operator (ci.yaml ``fbc.enabled: true``): mark it, and note the
+    releases its ``fbc.catalog_mapping`` renders catalogs for, which versions_analysis uses
+    when no catalog lists the bundle yet (a new bundle). When the mapping has several
+    templates for different catalogs, which template will list the bundle is not known here:
+    the bundle's label (when it names some of those releases) narrows them, and otherwise the
+    releases are marked uncertain (``fbc_mapping_uncertain``)."""
+    from ..catalogs import ci_data, release_of
+    from ..versions import label_releases, parse_label
+
+    repo = ctx.repo
+    fbc = (repo.extra.get("fbc") or {}) if repo is not None else {}
+    oc = fbc.get(bundle.operator) if bundle.operator else None
+    if oc is None or not oc.fbc_enabled:
+        return
+    bundle.extra["fbc_operator"] = True
+    op = repo.operators.get(bundle.operator) if repo is not None else None
+    doc = ci_data(op) if op is not None else None
+    fb = doc.get("fbc") if doc is not None else None
+    cm = fb.get("catalog_mapping") if isinstance(fb, Mapping) else None
+    sets = []  # the releases of each template
+    if isinstance(cm, Sequence):
+        for item in cm:
+            names = item.get("catalog_names") if isinstance(item, Mapping) else None
+            rels = {release_of(n.value) for n in names if isinstance(n, Scalar) and isinstance(n.value, str)} \
+                if isinstance(names, Sequence) else set()
+            rels.discard(None)
+            if rels and rels not in sets:
+                sets.append(rels)
+    mapped = sorted(set().union(*sets), key=vkey) if sets else []
+    if not mapped or not _pending(bundle, oc):
+        return
+    if len(sets) > 1:
+        lab = bundle.annotation(LABEL_KEY)
+        lr = parse_label(lab.value) if lab is not None else None
+        named = {r.ocp for r in label_releases(lr, ctx.ocp)} if lr is not None and lr.ok else set()
+        narrowed = [r for r in mapped if r in named]
+        if narrowed:
+            mapped = narrowed
+        else:
+            bundle.extra["fbc_mapping_uncertain"] = True
+    bundle.extra["fbc_mapped_ocp"] = mapped
+
+
+def _pending(bundle: Bundle, oc) -> bool:
+    """A bundle no catalog lists is waiting to be added (the catalog_mapping says where) when
+    its catalogs list nothing yet, or when its version is above every version they list. An
+    older bundle missing from them was left out or pruned: the mapping says nothing about it."""
+    from ..blangsemver import SemverError, parse_tolerant
+
+    listed = []
+    for cat in oc.catalogs.values():
+        if not cat.known:
+            continue
+        for b in cat.blobs:
+            if b.schema == "olm.bundle":
+                v = _blob_version(b)
+                if v is not None:
+                    listed.append(v)
+                elif b.str("name"):
+                    return False  # a listed bundle of unknown version: cannot tell
+    if not listed:
+        return True
+    spec = bundle.csv.spec() if bundle.csv is not None else None
+    ver = spec.str("version") if spec is not None else None
+    try:
+        mine = parse_tolerant(ver).key() if ver else None
+        newest = max(parse_tolerant(v).key() for v in listed)
+    except (SemverError, ValueError, TypeError):
+        return False
+    return mine is not None and mine > newest
+
+
+def _blob_version(blob) -> Optional[str]:
+    """The version of an olm.bundle blob's olm.package property (YAML nodes or JSON)."""
+    props = blob.get("properties")
+    items = list(props) if isinstance(props, (Sequence, list)) else []
+    for p in items:
+        if isinstance(p, Mapping) and p.str("type") == "olm.package":
+            val = p.get("value")
+            return val.str("version") if isinstance(val, Mapping) else None
+        if isinstance(p, dict) and p.get("type") == "olm.package":
+            val = p.get("value")
+            v = val.get("version") if isinstance(val, dict) else None
+            return v if isinstance(v, str) else None
+    return None
+
+
 # ---------------------------------------------------------------------------------------
 # The label
 
-define("ocp-versions-syntax", "error", "com.redhat.openshift.versions is not a valid range", category=CAT, explanation=f"""
+define("ocp-versions-syntax", "error", "com.redhat.openshift.versions is not a valid range", category=CAT, refused_by=[
+    refusal("catalog-ci", "the pipeline's get-supported-versions step asks for the catalogs of the range; a value it cannot "
+            "read fails the step or names no catalog, so the bundle is published nowhere", CI_INDICES),
+    refusal("certification", "Red Hat's documented grammar for the range; other forms are not supported", OCP_VERSIONS_DOC),
+], explanation=f"""
     What: the `com.redhat.openshift.versions` annotation (metadata/annotations.yaml) must be
     one of the documented forms: {ACCEPTED_FORMS}; the legacy `v4.5,v4.6` is also accepted.
 
     Why: catalog tooling decides from this value which OpenShift catalogs include the bundle;
     a value it cannot read keeps the bundle out of every catalog (or, for a YAML number such as
     an unquoted `4.10`, reads a different release: 4.1).
+
+    Refused by: the catalog pipeline, which asks for the catalogs of the range (a value it
+    cannot read fails that step or names no catalog).
 
     Fix: write one of the accepted forms, quoted.
 
@@ -61,26 +176,54 @@ define("ocp-versions-style", "warning", "com.redhat.openshift.versions is accept
         com.redhat.openshift.versions: "v4.14-v4.17"
     """)
 
-define("ocp-versions-mismatch", "error", "annotations.yaml and the Dockerfile LABEL disagree on the OpenShift range", category=CAT, mixed=True, explanation="""
-    What: `com.redhat.openshift.versions` in metadata/annotations.yaml and the LABEL of the
-    same name in bundle.Dockerfile (or Dockerfile) name different ranges (error), or the
-    Dockerfile lacks the LABEL while annotations.yaml has it (warning). No Dockerfile at all is
-    fine: catalog pipelines generate it from annotations.yaml.
+define("ocp-versions-mismatch", "error", "annotations.yaml and the Dockerfile LABEL disagree on the OpenShift range", category=CAT, mixed=True, refused_by=[
+    refusal("certification", "a bundle image built from this Dockerfile is published to the catalogs its LABEL names, "
+            "not those annotations.yaml names", OCP_VERSIONS_DOC),
+], explanation="""
+    What: for a bundle checked on its own (not inside a catalog repository), the
+    `com.redhat.openshift.versions` in metadata/annotations.yaml and the LABEL of the same
+    name in bundle.Dockerfile (or Dockerfile) name different ranges (error), or one of them
+    lacks it (the Dockerfile: warning). No Dockerfile at all is fine. Inside a catalog
+    repository (`operators/<name>/<version>/`) the rule does not apply: the catalog pipeline
+    generates the Dockerfile from annotations.yaml (operator-pipelines' dockerfile-creation
+    step), so the Dockerfile in the pull request is never built.
 
     Why: the bundle image's labels and its annotations.yaml are read by different tools; when
     they disagree, the bundle lands in catalogs nobody intended.
+
+    Refused by: publication of the built bundle image, which follows the image's LABEL
+    (Red Hat's "Managing OpenShift versions").
 
     Fix: make both the same value.
     """)
 
 define("ocp-versions-missing", "warning", "No com.redhat.openshift.versions: the bundle goes to every catalog", category=CAT,
-       profiles={"certified": "error"}, mixed=True, explanation="""
+       profiles={"certified": "error"}, mixed=True, refused_by=[
+           refusal("catalog-ci", "check_api_version_constraints fails a bundle that sets minKubeVersion without "
+                   "com.redhat.openshift.versions", CI_BUNDLE_CHECKS),
+           refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements "
+                   "(\"CSV version requirement not met\")", OLM_REQUIREMENTS),
+           refusal("certification", "the certified pipeline fails a bundle without com.redhat.openshift.versions "
+                   "(\"annotation not defined\"; only community operators may leave it out)", CI_INDICES),
+       ], explanation="""
     What: metadata/annotations.yaml has no `com.redhat.openshift.versions`. The bundle is then
-    published to the catalogs of every OpenShift release. When minKubeVersion or
-    maxOpenShiftVersion limits where the bundle can install, this is an error in every profile:
-    it is published to catalogs it cannot install in.
+    published to the catalogs of every OpenShift release that has one (4.6 and later; 4.1-4.5
+    shared one App Registry catalog that nothing publishes to any more). When minKubeVersion
+    keeps it from installing on some of those releases, this is an error in every profile
+    (OLM refuses the install there); so it is, inside a catalog repository, for any bundle
+    that sets minKubeVersion (the community CI's `check_api_version_constraints` fails a
+    minKubeVersion without a range, for operators without file-based catalogs); when only
+    maxOpenShiftVersion limits it, a warning (published where it blocks cluster upgrades, as
+    `max-ocp-version-range` says for a label). An error in the `certified` profile. Not
+    reported for operators whose file-based catalogs decide publication (ci.yaml
+    `fbc.enabled: true`); releases below 4.6 alone are not reported. When the bundle declares
+    no constraint at all, `no-version-constraints` says it instead (once), unless this rule's
+    finding is the more severe one.
 
     Why: users of those releases see an operator that fails to install.
+
+    Refused by: the community catalog CI (`check_api_version_constraints`: minKubeVersion
+    without a range) and OLM's install (minKubeVersion above the cluster's Kubernetes).
 
     Fix: add the range the bundle supports, e.g. `com.redhat.openshift.versions: "v4.12-v4.16"`.
     """)
@@ -116,7 +259,7 @@ def label_rules(bundle: Bundle, ctx):
         return
     lr = vi.label_parsed
     node = vi.label_node
-    fbc = vi.publication_source == "catalogs"
+    fbc = _fbc_operator(bundle)
     if lr is not None:
         if not lr.ok:
             fix = None
@@ -144,8 +287,9 @@ def label_rules(bundle: Bundle, ctx):
                               f"{LABEL_KEY} '{lr.raw}' ends at {vstr(lr.upper)}: this version is not published to the catalogs of "
                               f"OpenShift {_rels(after)}, so users there will not see it. Open the range ('v{vstr(lr.lower)}') if it "
                               "works on newer releases too.", ocp=after)
-    # Dockerfile LABEL vs annotations.yaml
-    df = bundle.dockerfile
+    # Dockerfile LABEL vs annotations.yaml: inside a catalog repository the pipeline generates
+    # the Dockerfile from annotations.yaml, so only a standalone bundle's Dockerfile is built
+    df = bundle.dockerfile if bundle.operator is None else None
     if df is not None:
         lab = df.labels.get(LABEL_KEY)
         if lab is None and node is not None:
@@ -167,33 +311,48 @@ def label_rules(bundle: Bundle, ctx):
                               f"LABEL {LABEL_KEY}={lab.value} differs from metadata/annotations.yaml ('{vi.label}'); the image and the "
                               "catalog would publish the bundle to different releases. Make them the same.",
                               line=lab.line, column=lab.column)
-    # no label at all
+    # no label at all (reported always; no-version-constraints supersedes it when the bundle
+    # declares nothing, and profiles/config settle its severity: engine.settle)
     if node is None and not fbc and bundle.mediatype in (REGISTRY_V1, None):
-        limited = [r for r in table.releases if r.ocp not in vi.ocp_installable]
-        if vi.no_constraints and RULES["ocp-versions-missing"].severity_in(ctx.profile) != "error":
-            return  # no-version-constraints says it once (certified still gets its error)
-        if limited and (vi.max_ocp or vi.min_kube):
+        catalogs = table.catalog_releases
+        excluded = [r for r in catalogs if r.ocp not in vi.ocp_installable] if not vi.explicit_target else []
+        by_kube = [r for r in excluded if vi.min_kube and r.kube_key < vkey(vi.min_kube)]
+        # the community catalog CI (check_api_version_constraints, skipped for FBC operators) fails
+        # any bundle of a catalog repository that sets minKubeVersion without the label
+        ci_refuses = bundle.operator is not None and vi.min_kube is not None
+        ci_note = (" The community catalog CI fails a bundle that sets minKubeVersion without it "
+                   "(check_api_version_constraints).") if ci_refuses else ""
+        if excluded and (vi.max_ocp or vi.min_kube):
             why = []
-            if vi.min_kube:
+            if by_kube:
                 why.append(f"minKubeVersion {vi.min_kube_node.raw if vi.min_kube_node is not None else vi.min_kube}")
-            if vi.max_ocp:
+            if vi.max_ocp and any(r.key > vkey(vi.max_ocp) for r in excluded):
                 why.append(f"maxOpenShiftVersion {vi.max_ocp}")
+            ok = [r for r in catalogs if r.ocp in vi.ocp_installable]
+            example = f"v{ok[0].ocp}{'-v' + ok[-1].ocp if vi.max_ocp else ''}" if ok else "v4.x"
+            consequence = (f"keeps it from installing on {_rels(by_kube)} (OLM refuses the install there)" if by_kube else
+                           f"makes clusters on {_rels(excluded)} that install it unable to upgrade")
+            if by_kube and len(why) > 1:
+                consequence += f"; maxOpenShiftVersion {vi.max_ocp} blocks the upgrades of clusters on {_rels([r for r in excluded if r not in by_kube])}"
             yield finding("ocp-versions-missing", af, bundle.annotations,
-                          f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release, but "
-                          f"{' and '.join(why)} keeps it from installing on {_rels(limited)}. Add the range it supports, "
-                          f"e.g. {LABEL_KEY}: \"v{vi.ocp_installable[0] if vi.ocp_installable else '4.x'}"
-                          f"{'-v' + vi.ocp_installable[-1] if vi.max_ocp and vi.ocp_installable else ''}\".",
-                          severity="error", ocp=limited)
+                          f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
+                          f"({_rels(catalogs)}), but {' and '.join(why)} {consequence}. Add the range it supports, "
+                          f"e.g. {LABEL_KEY}: \"{example}\".{ci_note}",
+                          severity="error" if by_kube or ci_refuses else None, ocp=excluded)
         else:
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
-                          f"({_rels(table.releases)}). Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".")
+                          f"({_rels(catalogs)}). Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}",
+                          severity="error" if ci_refuses else None, ocp=catalogs if not vi.explicit_target else vi.ocp_versions)
 
 
 # ---------------------------------------------------------------------------------------
 # maxOpenShiftVersion
 
-define("max-ocp-version-syntax", "error", "olm.maxOpenShiftVersion is not a valid {major}.{minor} string", category=CAT, mixed=True, explanation="""
+define("max-ocp-version-syntax", "error", "olm.maxOpenShiftVersion is not a valid {major}.{minor} string", category=CAT, mixed=True, refused_by=[
+    refusal("cluster-upgrade", "OLM cannot read the value, reports the CSV as having an invalid olm.maxOpenShiftVersion and "
+            "marks the cluster not upgradeable to any minor release", OLM_MAX),
+], explanation="""
     What: the `olm.maxOpenShiftVersion` property (CSV annotation `olm.properties` or
     metadata/properties.yaml) must be a JSON/YAML string `"{major}.{minor}"`. A number (an
     unquoted `4.20` is the float 4.2), an empty value, something unparsable, a non-zero patch
@@ -202,6 +361,9 @@ define("max-ocp-version-syntax", "error", "olm.maxOpenShiftVersion is not a vali
 
     Why: today's OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks
     every minor cluster upgrade; older OLM failed on a number.
+
+    Refused by: OLM's `maxOpenShiftVersion()` (operator-lifecycle-manager,
+    pkg/controller/operators/openshift/helpers.go), which blocks cluster upgrades.
 
     Fix: write it as a quoted major.minor.
 
@@ -215,13 +377,19 @@ define("max-ocp-version-syntax", "error", "olm.maxOpenShiftVersion is not a vali
             value: "4.20"
     """)
 
-define("max-ocp-version-ignored", "error", "maxOpenShiftVersion is declared where OLM never reads it", category=CAT, explanation="""
+define("max-ocp-version-ignored", "error", "maxOpenShiftVersion is declared where OLM never reads it", category=CAT, refused_by=[
+    refusal("cluster-upgrade", "OLM reads the limit only from the olm.maxOpenShiftVersion property: declared anywhere else it "
+            "does not stop clusters from upgrading past it, into releases the bundle says it cannot run on", OLM_MAX),
+], explanation="""
     What: maxOpenShiftVersion set as a CSV annotation `operators.coreos.com/maxOpenShiftVersion`
     (the spelling of the enhancement proposals, never shipped), as a key in
     metadata/annotations.yaml, or as a Dockerfile LABEL.
 
     Why: OLM reads it only from the `olm.maxOpenShiftVersion` property; anywhere else it has no
     effect and cluster upgrades are not blocked.
+
+    Refused by: nothing refuses the declaration; the cluster upgrade it was meant to stop goes
+    through (OLM's `maxOpenShiftVersion()` reads the CSV's olm.properties only).
 
     Fix: move it to metadata/properties.yaml:
         properties:
@@ -230,23 +398,35 @@ define("max-ocp-version-ignored", "error", "maxOpenShiftVersion is declared wher
     or to the CSV annotation `olm.properties: '[{"type": "olm.maxOpenShiftVersion", "value": "4.8"}]'`.
     """)
 
-define("max-ocp-version-ambiguous", "error", "olm.maxOpenShiftVersion is declared more than once", category=CAT, explanation="""
+define("max-ocp-version-ambiguous", "error", "olm.maxOpenShiftVersion is declared more than once", category=CAT, refused_by=[
+    refusal("cluster-upgrade", "OLM refuses more than one olm.maxOpenShiftVersion (\"defining more than one ... is not allowed\") "
+            "and marks the cluster not upgradeable", OLM_MAX),
+], explanation="""
     What: more than one `olm.maxOpenShiftVersion` declaration (twice in one list, or in both
     the CSV's `olm.properties` and metadata/properties.yaml), whatever the values.
 
     Why: today's OLM refuses more than one ("defining more than one ... is not allowed") and
     blocks cluster upgrades; older OLM took the highest.
 
+    Refused by: OLM's `maxOpenShiftVersion()`, which blocks cluster upgrades.
+
     Fix: keep exactly one declaration.
     """)
 
-define("max-ocp-version-range", "error", "maxOpenShiftVersion conflicts with the published range", category=CAT, mixed=True, explanation="""
-    What: maxOpenShiftVersion below the label's lower bound (the bundle can install nowhere it
-    is published: error), or a label that reaches releases above maxOpenShiftVersion (published
-    where it cannot stay installed: warning).
+define("max-ocp-version-range", "error", "maxOpenShiftVersion conflicts with the published range", category=CAT, mixed=True, refused_by=[
+    refusal("cluster-upgrade", "a cluster running a release above maxOpenShiftVersion that installs the bundle is marked not "
+            "upgradeable at once (OLM compares the cluster's next minor release with the CSV's max)", OLM_MAX),
+], explanation="""
+    What: maxOpenShiftVersion below the label's lower bound (every release the bundle is
+    published to is above its max: error), or a label that reaches releases above
+    maxOpenShiftVersion (some of them: warning).
 
-    Why: users of those releases see an operator that blocks their cluster's upgrades, or that
-    they can never install.
+    Why: a cluster above maxOpenShiftVersion that installs the bundle is at once marked not
+    upgradeable; when that is every release the bundle is published to, no user can install
+    it without blocking their cluster's upgrades.
+
+    Refused by: OLM's upgradeable check (`incompatibleOperators` in
+    pkg/controller/operators/openshift/helpers.go), which blocks cluster upgrades.
 
     Fix: close the label at maxOpenShiftVersion (`v4.6-v4.8` with max "4.8"), or raise max.
     """)
@@ -316,7 +496,8 @@ def max_rules(bundle: Bundle, ctx):
         if lr.lower is not None and mx < lr.lower:
             yield finding("max-ocp-version-range", first.file, first.node,
                           f"maxOpenShiftVersion {vi.max_ocp} is below the label's lower bound {vstr(lr.lower)} ({LABEL_KEY} "
-                          f"'{lr.raw}'): the bundle is published only where it cannot be installed. Raise maxOpenShiftVersion or lower the label.",
+                          f"'{lr.raw}'): every release the bundle is published to is above its max, so OLM marks any cluster that "
+                          "installs it not upgradeable at once. Raise maxOpenShiftVersion or lower the label.",
                           ocp=vi.ocp_versions)
         elif lr.upper is None or lr.upper > mx:
             above = [r for r in table.releases if r.key > mx and lr.contains(r.key)]
@@ -355,12 +536,17 @@ def _max_fix(d) -> Optional[Fix]:
 # ---------------------------------------------------------------------------------------
 # minKubeVersion and no constraints
 
-define("min-kube-version-syntax", "error", "spec.minKubeVersion is not a strict major.minor.patch version", category=CAT, explanation="""
+define("min-kube-version-syntax", "error", "spec.minKubeVersion is not a strict major.minor.patch version", category=CAT, refused_by=[
+    refusal("olm-install", "OLM parses minKubeVersion as a strict major.minor.patch version; anything else fails the CSV's "
+            "requirements with \"CSV version parsing error\"", OLM_REQUIREMENTS),
+], explanation="""
     What: the CSV's `spec.minKubeVersion` must be a full semantic version `x.y.z` (a leading
     `v` is tolerated).
 
     Why: OLM parses it when installing; `1.21` fails the install with "CSV version parsing
     error".
+
+    Refused by: OLM's install (`minKubeVersionStatus`, pkg/controller/operators/olm/requirements.go).
 
     Fix: write the patch part.
 
@@ -370,23 +556,39 @@ define("min-kube-version-syntax", "error", "spec.minKubeVersion is not a strict 
         minKubeVersion: 1.21.0
     """)
 
-define("min-kube-version-range", "error", "minKubeVersion excludes releases the bundle is published to", category=CAT, explanation="""
-    What: minKubeVersion is above the Kubernetes version of OpenShift releases the label
-    publishes the bundle to, or above the Kubernetes of maxOpenShiftVersion.
+define("min-kube-version-range", "error", "minKubeVersion excludes releases the bundle is published to", category=CAT, mixed=True, refused_by=[
+    refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements "
+            "(\"CSV version requirement not met\")", OLM_REQUIREMENTS),
+    refusal("catalog-ci", "check_api_version_constraints fails a range with releases whose Kubernetes is below "
+            "minKubeVersion", CI_BUNDLE_CHECKS),
+], explanation="""
+    What: minKubeVersion is above the Kubernetes version of OpenShift releases the bundle is
+    published to (by its label, or for a file-based-catalog operator by the catalogs that list
+    it or its ci.yaml `catalog_mapping`), or above the Kubernetes of maxOpenShiftVersion.
+    Releases before 4.6 (no per-release catalog) are not counted. A warning when no catalog
+    lists the bundle yet and its ci.yaml maps several catalog templates to different releases
+    (which template will list it is not known, and no label narrows it).
 
     Why: users of those releases see the operator in their catalog and cannot install it.
+
+    Refused by: OLM's install (the CSV's minKubeVersion requirement) and the community
+    catalog CI (`check_api_version_constraints`, for operators without file-based catalogs).
 
     Fix: start the label at the first release whose Kubernetes satisfies minKubeVersion, or
     lower minKubeVersion.
     """)
 
-define("no-version-constraints", "warning", "The bundle declares no OpenShift or Kubernetes version constraints", category=CAT, explanation="""
+define("no-version-constraints", "warning", "The bundle declares no OpenShift or Kubernetes version constraints", category=CAT,
+       supersedes=("ocp-versions-missing",), explanation="""
     What: none of `com.redhat.openshift.versions`, `olm.maxOpenShiftVersion`, or
     `spec.minKubeVersion` is set.
 
     Why: "Your operator bundle is not specifying the OpenShift or Kubernetes version(s) which
     are supported by it": it is published to every catalog and checked against every known
-    release, including those where APIs it uses are removed.
+    release with a catalog (4.6 and later), including those where APIs it uses are removed.
+    It replaces `ocp-versions-missing` at the same place (one finding for one problem) unless
+    that one is the more severe (the `certified` profile, or a configuration raising it). Not
+    reported for operators whose file-based catalogs decide publication.
 
     Fix: declare the range it supports (`com.redhat.openshift.versions: "v4.12"`) and, where it
     applies, minKubeVersion / maxOpenShiftVersion.
@@ -411,14 +613,18 @@ def kube_rules(bundle: Bundle, ctx):
             yield finding("min-kube-version-syntax", file, node, err, fix=fix)
         elif mk is not None and vi.publication_source != "all-known":
             below = [r for r in table.releases if r.ocp in vi.ocp_versions and r.kube_key < mk]
+            if not vi.explicit_target:
+                below = table.with_catalog(below)  # 4.1-4.5: no per-release catalog to be published to
             if below:
-                where = "the --ocp target" if vi.explicit_target else ("its catalogs" if vi.publication_source == "catalogs" else f"{LABEL_KEY} '{vi.label}'")
+                where = "the --ocp target" if vi.explicit_target else (
+                    "its catalogs" if vi.publication_source == "catalogs" else
+                    "its ci.yaml catalog_mapping" if vi.publication_source == "catalog-mapping" else f"{LABEL_KEY} '{vi.label}'")
                 yield finding("min-kube-version-range", file, node,
                               f"minKubeVersion {node.raw} is above the Kubernetes of OpenShift {_rels(below)} "
                               f"({', '.join(f'{r.ocp}: {r.kube}' for r in below[:4])}{'…' if len(below) > 4 else ''}), which {where} "
-                              f"publishes the bundle to; it cannot be installed there. Start the range at "
+                              f"publishes the bundle to; OLM refuses to install it there{_uncertain_note(bundle)}. Start the range at "
                               f"{(table.first_with_kube(mk).ocp if table.first_with_kube(mk) else 'a newer release')} or lower minKubeVersion.",
-                              ocp=below)
+                              severity=_uncertain_severity(bundle), ocp=below)
             if vi.max_ocp is not None:
                 rel = table.get(vi.max_ocp)
                 if rel is not None and rel.kube_key < mk:
@@ -426,26 +632,35 @@ def kube_rules(bundle: Bundle, ctx):
                                   f"minKubeVersion {node.raw} is above Kubernetes {rel.kube} of maxOpenShiftVersion {vi.max_ocp}: "
                                   "there is no OpenShift release the bundle can install on. Raise maxOpenShiftVersion or lower minKubeVersion.")
     if vi.no_constraints and bundle.mediatype in (REGISTRY_V1, None) and bundle.annotations_file is not None and not vi.explicit_target \
-            and vi.publication_source != "catalogs":
+            and not _fbc_operator(bundle):
         yield finding("no-version-constraints", bundle.annotations_file, bundle.annotations,
                       "Your operator bundle is not specifying the OpenShift or Kubernetes version(s) which are supported by it: "
-                      f"it is published to every catalog and checked against every known release ({_rels(table.releases)}). "
+                      f"it is published to every catalog and checked against every known release that has one ({_rels(table.catalog_releases)}). "
                       f"Set {LABEL_KEY} here (e.g. \"v4.12\"), and spec.minKubeVersion / olm.maxOpenShiftVersion where they apply.")
 
 
 # ---------------------------------------------------------------------------------------
 # APIs
 
-define("removed-api", "error", "The bundle uses a Kubernetes API removed in a release it targets", category=CAT, explanation="""
+define("removed-api", "error", "The bundle uses a Kubernetes API removed in a release it targets", category=CAT, mixed=True, refused_by=[
+    refusal("api-server", "the Kubernetes API server of that release no longer serves the API version, so OLM's InstallPlan "
+            "fails to create the manifest (\"no matches for kind\")", K8S_DEPRECATION_GUIDE),
+    refusal("catalog-ci", "operator-sdk's deprecated-API validator, run by the community CI against the newest release's "
+            "Kubernetes, fails a manifest using an API removed there", API_REMOVED_APIS),
+], explanation="""
     What: a manifest (its apiVersion/kind), an owned CRD's `resources` entry, or an
     `alm-examples` object uses an API version that the Kubernetes of an OpenShift release in
     the bundle's range no longer serves. With no range information at all the range is every
-    known release. RBAC rules are never flagged: they name groups and resources, not versions.
-    An owned CRD's `resources` entry is a warning: it only tells the console what the
-    operator creates, so it breaks nothing by itself, but it usually means the operator still
-    creates the removed API.
+    release with a catalog (4.6 and later). RBAC rules are never flagged: they name groups and
+    resources, not versions. An owned CRD's `resources` entry and an `alm-examples` object are
+    warnings: they only inform the console (what the operator creates; the example its
+    "create" form starts from), so they break nothing by themselves, but they usually mean the
+    operator still uses the removed API.
 
     Why: the install fails on those releases ("no matches for kind ... in version ...").
+
+    Refused by: the API server of those releases (see the Kubernetes deprecated API migration
+    guide), so OLM's install plan fails; the community catalog CI's operator-sdk validation.
 
     Fix: move to the replacement API the message names, or close the range before the release.
 
@@ -453,33 +668,53 @@ define("removed-api", "error", "The bundle uses a Kubernetes API removed in a re
     Good: apiVersion: policy/v1 / kind: PodDisruptionBudget
     """)
 
-define("removed-api-on-upgrade", "error", "A cluster can upgrade into a release that removed an API the bundle uses", category=CAT, mixed=True, explanation="""
+define("removed-api-on-upgrade", "error", "A cluster can upgrade into a release that removed an API the bundle uses", category=CAT, mixed=True, refused_by=[
+    refusal("cluster-upgrade", "with no maxOpenShiftVersion below the removal, OLM lets the cluster upgrade into the release "
+            "whose API server no longer serves the API, and the installed operator breaks there", OLM_MAX),
+], explanation="""
     What: the label closes the range (`v4.6-v4.8`), but a cluster that installed this bundle
     can upgrade to a later release where an API it uses is removed, because no
-    maxOpenShiftVersion stops the upgrade (or it is set at or above that release).
+    maxOpenShiftVersion stops the upgrade (or it is set at or above that release). An owned
+    CRD's `resources` entry or an `alm-examples` object is a warning (console information
+    only); a removal known only for an upcoming release is a warning too.
 
     Why: the label decides which catalogs list the bundle, not where it runs: once installed,
     the operator stays while the cluster upgrades — and breaks there.
+
+    Refused by: the cluster upgrade itself — OLM blocks it only with a maxOpenShiftVersion
+    below the removal (operator-lifecycle-manager, pkg/controller/operators/openshift/helpers.go).
+    operator-framework/api's community validator (now run by the external
+    ocp-olm-catalog-validator, not by operator-sdk) asks for the same maxOpenShiftVersion for
+    the Kubernetes 1.22 removals.
 
     Fix: migrate to the replacement API; or set maxOpenShiftVersion to the release before the
     removal (metadata/properties.yaml: `properties: [{type: olm.maxOpenShiftVersion, value: "4.8"}]`).
     """)
 
-define("deprecated-api", "warning", "The bundle uses a deprecated Kubernetes API", category=CAT, explanation="""
+define("deprecated-api", "warning", "The bundle uses a deprecated Kubernetes API", category=CAT, mixed=True, explanation="""
     What: an API version deprecated (still served) in a release of the range, or one whose
-    removal is known only for an upcoming release.
+    removal is known only for an upcoming release. Info when every release of the range still
+    serves it and the bundle's maxOpenShiftVersion stops clusters before the removal.
 
     Why: it will be removed; the message says when.
 
     Fix: move to the replacement API the message names.
     """)
 
-define("api-not-yet-available", "error", "The bundle uses an API version that does not exist yet at the start of its range", category=CAT, explanation="""
+define("api-not-yet-available", "error", "The bundle uses an API version that does not exist yet at the start of its range", category=CAT, mixed=True, refused_by=[
+    refusal("api-server", "the API server of those releases does not serve the API version yet, so OLM's InstallPlan fails "
+            "to create the manifest", K8S_DEPRECATION_GUIDE),
+], explanation="""
     What: an API version that appeared in a Kubernetes release newer than the one of the
     range's first release (e.g. `policy/v1` PodDisruptionBudget, Kubernetes 1.21, with a label
-    starting at 4.7 / Kubernetes 1.20).
+    starting at 4.7 / Kubernetes 1.20). Releases before 4.6 (no per-release catalog) are not
+    counted; a bundle without a range is not reported. A warning when the releases come from a
+    ci.yaml catalog_mapping whose templates target different catalogs (see
+    `min-kube-version-range`).
 
     Why: the bundle cannot install on its oldest declared releases.
+
+    Refused by: the API server of those releases (the API version is not served yet).
 
     Fix: raise the label's lower bound to the first release that serves the API, or use the
     older API version there.
@@ -523,7 +758,7 @@ def _api_uses(bundle: Bundle):
 def _where(where: str, g, v, kind) -> str:
     gv = f"{g}/{v}" if g else v
     if where == "resources":
-        return "the owned CRD's resources entry"
+        return f"{kind} {v} (named in an owned CRD's resources entry)"
     if where == "alm-examples":
         return f"the alm-examples object {gv} {kind}"
     return f"{gv} {kind}"
@@ -543,7 +778,7 @@ def api_rules(bundle: Bundle, ctx):
     if not vi.explicit_target:
         if vi.publication_source == "label" and lr is not None and lr.ok and lr.upper is not None:
             upper = lr.upper
-        elif vi.publication_source == "catalogs" and vi.ocp_versions and table.get(vi.ocp_versions[-1]) is not None \
+        elif vi.publication_source in _CATALOGS_DECIDE and vi.ocp_versions and table.get(vi.ocp_versions[-1]) is not None \
                 and vkey(vi.ocp_versions[-1]) < table.newest.key:
             upper = vkey(vi.ocp_versions[-1])
     mx = vkey(vi.max_ocp) if vi.max_ocp else None
@@ -567,13 +802,13 @@ def api_rules(bundle: Bundle, ctx):
                 if where == "resources":
                     # informational for the console; breaks only if the operator still creates it
                     yield finding("removed-api", file, node,
-                                  f"{what} says instances of this CRD create {kind} {v}, which {gone_in} no longer serves: on OpenShift "
+                                  f"the owned CRD's resources entry says instances of this CRD create {kind} {v}, which {gone_in} no longer serves: on OpenShift "
                                   f"{_rels(ga_gone)}{_range_note(vi)} an operator still creating it fails, and the console cannot list "
                                   f"these resources. Update the operator and this entry to {e.use}.", severity="warning", ocp=ga_gone)
                 elif where == "alm-examples":
                     yield finding("removed-api", file, node,
                                   f"{what} uses an API that {gone_in} no longer serves: on OpenShift {_rels(ga_gone)}{_range_note(vi)} the "
-                                  f"console's 'create' form for it fails. Use {e.use} instead.", ocp=ga_gone)
+                                  f"console's 'create' form for it fails. Use {e.use} instead.", severity="warning", ocp=ga_gone)
                 else:
                     yield finding("removed-api", file, node,
                                   f"{what} is removed in {gone_in}, so the bundle cannot install on OpenShift "
@@ -585,32 +820,55 @@ def api_rules(bundle: Bundle, ctx):
             elif e.deprecated is not None:
                 dep = [r for r in rng if r.kube_key >= e.deprecated]
                 if dep:
+                    # every release in range still serves it: when maxOpenShiftVersion also stops
+                    # clusters before the removal, the bundle never meets it (info)
+                    stopped = mx is not None and first_rm is not None and mx < first_rm.key and not vi.explicit_target
                     yield finding("deprecated-api", file, node,
                                   f"{what} is deprecated since Kubernetes {vstr(e.deprecated)} and removed in {vstr(e.removed)} "
-                                  f"(OpenShift {first_rm.ocp if first_rm else '?'}); it is deprecated on OpenShift {_rels(dep)}. Use {e.use} instead.", ocp=dep)
+                                  f"(OpenShift {first_rm.ocp if first_rm else '?'}); it is deprecated on OpenShift {_rels(dep)}"
+                                  + (f", and maxOpenShiftVersion {vi.max_ocp} keeps clusters running this bundle from upgrading to "
+                                     f"{first_rm.ocp}, so it is served wherever the bundle runs" if stopped else "")
+                                  + f". Use {e.use} instead.", severity="info" if stopped else None, ocp=dep)
             if upper is not None and e.removed is not None and not gone and first_rm is not None and first_rm.key > upper \
                     and (mx is None or first_rm.key <= mx):
                 reach = [r for r in table.releases if r.key >= first_rm.key and (mx is None or r.key <= mx)]
                 before = next((r for r in reversed(table.releases) if r.key < first_rm.key), None)
-                sev = None if first_rm.ga else "warning"
+                # the owned CRD's resources entry and alm-examples only inform the console
+                sev = None if first_rm.ga and where == "manifest" else "warning"
                 verb = "can upgrade" if first_rm.ga else "will be able to upgrade"
                 yield finding("removed-api-on-upgrade", file, node,
                               f"installed from the {vstr(upper)} catalog, a cluster {verb} to OpenShift {first_rm.label()} "
-                              f"(Kubernetes {first_rm.kube}), where {what} is removed: the operator breaks there"
+                              f"(Kubernetes {first_rm.kube}), where {what} is removed: "
+                              f"{'the operator breaks there' if where == 'manifest' else 'the console cannot use it there, and an operator still creating it breaks'}"
                               f"{' (maxOpenShiftVersion ' + vi.max_ocp + ' does not stop it)' if mx else ' (no maxOpenShiftVersion stops the upgrade)'}. "
                               f"Migrate to {e.use}; or set maxOpenShiftVersion to \"{before.ocp if before else vstr(upper)}\" in metadata/properties.yaml "
                               f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{before.ocp if before else vstr(upper)}\"}}]).",
                               severity=sev, ocp=reach)
         if g is not None and vi.publication_source != "all-known":
             intro = ctx.apis.introduced_in(g, v, kind)
-            if intro is not None and lo.kube_key < intro.since:
-                early = [r for r in rng if r.kube_key < intro.since]
+            early = [r for r in rng if intro is not None and r.kube_key < intro.since]
+            if not vi.explicit_target:
+                early = table.with_catalog(early)  # 4.1-4.5 had no per-release catalog: not reported
+            if early:
                 first_ok = table.first_with_kube(intro.since)
                 yield finding("api-not-yet-available", file, node,
                               f"{what} exists only from Kubernetes {vstr(intro.since)} (OpenShift {first_ok.ocp if first_ok else '?'}), but the "
                               f"range starts at OpenShift {lo.ocp} (Kubernetes {lo.kube}): the bundle cannot install on {_rels(early)}. "
-                              f"Start the range at {first_ok.ocp if first_ok else 'a newer release'}, or use the older API version there.",
-                              ocp=early)
+                              f"Start the range at {first_ok.ocp if first_ok else 'a newer release'}, or use the older API version there"
+                              f"{_uncertain_note(bundle)}.", severity=_uncertain_severity(bundle), ocp=early)
+
+
+def _uncertain(bundle: Bundle) -> bool:
+    return bundle.versions.publication_source == "catalog-mapping" and bool(bundle.extra.get("fbc_mapping_uncertain"))
+
+
+def _uncertain_note(bundle: Bundle) -> str:
+    return (" (if the catalog template that will list this bundle targets those releases: its ci.yaml maps several "
+            "templates to different catalogs, and no catalog lists the bundle yet)") if _uncertain(bundle) else ""
+
+
+def _uncertain_severity(bundle: Bundle) -> Optional[str]:
+    return "warning" if _uncertain(bundle) else None
 
 
 def _range_note(vi) -> str:
@@ -620,18 +878,31 @@ def _range_note(vi) -> str:
         return ""
     if vi.publication_source == "catalogs":
         return ", whose catalogs list it"
+    if vi.publication_source == "catalog-mapping":
+        return ", whose catalogs its ci.yaml catalog_mapping renders"
     return f", which {LABEL_KEY} '{vi.label}' publishes it to"
 
 
 # ---------------------------------------------------------------------------------------
 # Webhooks and infrastructure features
 
-define("webhook-admission-review-versions", "error", "A webhook does not accept admission.k8s.io/v1 reviews", category=CAT, mixed=True, explanation="""
-    What: a `spec.webhookdefinitions` entry whose `admissionReviewVersions` lacks `v1` while the
-    range reaches Kubernetes 1.22 or later (error; OpenShift 4.9+), or only 1.16-1.21 (warning).
+define("webhook-admission-review-versions", "warning", "A webhook does not accept admission.k8s.io/v1 reviews", category=CAT, mixed=True, refused_by=[
+    refusal("api-server", "a webhook configuration whose admissionReviewVersions names no version the API server accepts "
+            "(v1, v1beta1, and v1alpha1 from Kubernetes 1.26) is refused, so OLM cannot create it", K8S_WEBHOOK_VALIDATION),
+], explanation="""
+    What: a `spec.webhookdefinitions` entry (admission webhooks; conversion webhooks are not
+    concerned) whose `admissionReviewVersions` lacks `v1`: a warning. An error when the list
+    is missing, empty, or names no version the API server accepts.
 
-    Why: Kubernetes 1.22 stopped sending v1beta1 AdmissionReview; the API server refuses to
-    call such a webhook and the CSV fails to install.
+    Why: the v1beta1 AdmissionReview is deprecated; `v1` is the version every current
+    webhook library serves. Kubernetes 1.22 removed the admissionregistration.k8s.io/v1beta1
+    *API* (the webhook configuration object), not the v1beta1 AdmissionReview format: the API
+    server still accepts `v1` and `v1beta1` (and `v1alpha1` from 1.26) in
+    admissionReviewVersions and sends the first one it understands. A list with none of them
+    is refused.
+
+    Refused by (error only): the API server's validation of webhook configurations
+    (`AcceptedAdmissionReviewVersions`, kubernetes pkg/apis/admissionregistration/validation).
 
     Fix: accept `v1` (serve `admission.k8s.io/v1` AdmissionReview) and list it first:
         admissionReviewVersions: [v1, v1beta1]
@@ -641,7 +912,10 @@ define("infrastructure-features-deprecated", "warning", "operators.openshift.io/
     What: the CSV uses the `operators.openshift.io/infrastructure-features` annotation while its
     range reaches OpenShift 4.14 or later.
 
-    Why: from 4.14 the console reads the `features.operators.openshift.io/*` annotations instead.
+    Why: the documentation deprecates it in favour of one `features.operators.openshift.io/*`
+    annotation per feature (the form Red Hat's certification checks). The console still reads
+    the legacy annotation (openshift/console, `getInfrastructureFeatures` in
+    operator-hub-utils), so nothing breaks today.
 
     Fix: replace it with one `features.operators.openshift.io/<feature>: "true"|"false"`
     annotation per feature (disconnected, fips-compliant, proxy-aware, tls-profiles, ...).
@@ -659,8 +933,6 @@ def webhook_and_features(bundle: Bundle, ctx):
     spec = csv.spec()
     whs = spec.get("webhookdefinitions") if spec is not None else None
     if isinstance(whs, Sequence) and rng:
-        new = [r for r in rng if r.kube_key >= (1, 22)]
-        mid = [r for r in rng if (1, 16) <= r.kube_key < (1, 22)]
         for wh in whs:
             if not isinstance(wh, Mapping):
                 continue
@@ -672,16 +944,20 @@ def webhook_and_features(bundle: Bundle, ctx):
                 continue
             where = arv if arv is not None else wh
             name = wh.str("generateName") or wh.str("deploymentName") or "this webhook"
-            if new:
+            # what the API server accepts (k8s AcceptedAdmissionReviewVersions): v1, v1beta1, v1alpha1 from 1.26
+            refused = [r for r in rng if not any(v == "v1beta1" or (v == "v1alpha1" and r.kube_key >= (1, 26)) for v in vals)]
+            if refused:
+                listed = f"lists {', '.join(str(v) for v in vals)} in admissionReviewVersions" if vals else "has no admissionReviewVersions"
                 yield finding("webhook-admission-review-versions", csv.file, where,
-                              f"the webhook {name} does not list v1 in admissionReviewVersions; from Kubernetes 1.22 (OpenShift 4.9) the API "
-                              f"server sends only v1 reviews, so the webhook cannot be called on OpenShift {_rels(new)}. "
-                              "Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1, v1beta1].", ocp=new)
-            elif mid:
+                              f"the webhook {name} {listed}, none of which the API server accepts on OpenShift {_rels(refused)} "
+                              "(it accepts v1 and v1beta1, and v1alpha1 from Kubernetes 1.26): it refuses the webhook configuration, "
+                              "so the CSV fails to install. Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1].",
+                              severity="error", ocp=refused)
+            else:
                 yield finding("webhook-admission-review-versions", csv.file, where,
-                              f"the webhook {name} does not list v1 in admissionReviewVersions; it works on OpenShift {_rels(mid)} but not on "
-                              "4.9 and later. Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1, v1beta1].",
-                              severity="warning", ocp=mid)
+                              f"the webhook {name} does not list v1 in admissionReviewVersions: the API server still sends it "
+                              "v1beta1 AdmissionReviews, but that version is deprecated. Serve admission.k8s.io/v1 and list it "
+                              "first: admissionReviewVersions: [v1, v1beta1].", ocp=rng)
     inf = csv.annotation("operators.openshift.io/infrastructure-features")
     if inf is not None and isinstance(inf.value, str):
         yield from _infrastructure_list(csv, inf)
@@ -691,7 +967,8 @@ def webhook_and_features(bundle: Bundle, ctx):
             ann = csv.annotations()
             keynode = ann.key_node("operators.openshift.io/infrastructure-features") if ann is not None else inf
             yield finding("infrastructure-features-deprecated", csv.file, keynode,
-                          f"operators.openshift.io/infrastructure-features is deprecated and not read by the console of OpenShift {_rels(late)}; "
+                          f"operators.openshift.io/infrastructure-features is deprecated on OpenShift {_rels(late)} (the console still "
+                          "reads it, but the documentation and Red Hat's certification use the newer annotations); "
                           "replace it with one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation per feature "
                           "(disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure, token-auth-gcp).",
                           ocp=late)
