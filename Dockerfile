@@ -17,11 +17,12 @@ RUN apt-get update \
 WORKDIR /opt/olm-check
 COPY pyproject.toml README.md entrypoint.py ./
 COPY checker ./checker
-# The same install as the README's, without the editable flag. The entrypoint imports the
+# The same install as the README's, without the editable flag, plus the `action` extra (the
+# action's GitHub API client; the command line alone does not need it). The entrypoint imports the
 # package beside it; its bytecode is compiled here, since PYTHONDONTWRITEBYTECODE (below)
 # keeps runs from writing it: otherwise every run compiles olm-check from source first
 # (a one-bundle check in the image: 0.73-0.80 -> 0.58-0.65 s).
-RUN pip install --no-cache-dir . \
+RUN pip install --no-cache-dir '.[action]' \
  && python -m compileall -q checker \
  && python -m checker --version
 
