@@ -91,10 +91,11 @@ def unsafe_reason(directory: str, checked: list) -> Optional[str]:
         if not os.path.isdir(top):
             top = os.path.dirname(top)
         trees = [top]
-        d = top  # below a catalog repository's operators/: the run reads the repository too
-        while os.path.dirname(d) != d:
+        d = top  # below a catalog repository's operators/ (an operator, a bundle, a file of
+        for _ in range(4):  # one): the run reads the repository's ci.yaml and catalogs/ too
             if os.path.basename(d) == "operators":
                 trees.append(os.path.dirname(d))
+                break
             d = os.path.dirname(d)
         for t in trees:
             if cache == t or cache.startswith(t.rstrip(os.sep) + os.sep):
