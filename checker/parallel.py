@@ -149,7 +149,7 @@ def _results(pairs: list) -> list:
     what a worker of this run sent (a pickle only from a worker, never from storage)."""
     from .cache import decode
 
-    return [(i, decode(blob), blob) if plain else (i, pickle.loads(blob), None) for i, (plain, blob) in pairs]
+    return [(i, decode(blob, check=False), blob) if plain else (i, pickle.loads(blob), None) for i, (plain, blob) in pairs]
 
 
 def map_tasks(tasks: list, repo, ctx, jobs: int = 1, keys=None) -> Iterator[tuple]:

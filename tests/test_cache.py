@@ -218,3 +218,29 @@ def test_a_cache_git_tracks_is_refused(catalog, tmp_path):
     p = run_cli("audit", ".", "--cache", str(other / "mine"), "--format", "json", cwd=catalog)
     assert p.returncode == 1, p.stderr
     assert os.path.exists(other / "mine" / Cache.FILE)
+
+
+def test_a_finding_of_unusual_types_is_reported_and_not_served_from_the_cache(catalog, tmp_path, monkeypatch):
+    """A rule whose finding carries values the cache does not expect (a line that is not a
+    number, releases as a tuple): the run in worker processes reports it as an uncached run
+    does, and the cache, which checks what it reads, checks that bundle again next time."""
+    from checker import engine
+    from checker.finding import Finding
+
+    real = engine.process_bundle
+
+    def odd(bundle, *args, **kwargs):
+        got = real(bundle, *args, **kwargs)
+        if bundle.rel.endswith("alpha-op/0.3.0"):
+            got.findings.append(Finding("odd-rule", "odd", bundle.rel, line=None, ocp_versions=("4.16",)))
+        return got
+
+    monkeypatch.setattr(engine, "process_bundle", odd)
+    cache = str(tmp_path / "cache")
+    plain = check(["."])
+    assert [(f.line, list(f.ocp_versions)) for f in plain.findings if f.rule == "odd-rule"] == [(None, ["4.16"])]
+    first = check(["."], cache_dir=cache, jobs=2)
+    assert _key(first.report) == _key(plain.report)
+    again = check(["."], cache_dir=cache, jobs=2)
+    assert again.repo.extra["cache_stats"] == {"hits": 7, "misses": 1}
+    assert _key(again.report) == _key(plain.report)
