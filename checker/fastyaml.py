@@ -53,6 +53,10 @@ _NODE_START = frozenset(":-[{,?\n")
 _NOT_NAME = frozenset(" \t\r\n,[]{}")
 _MAPPING_LINE = re.compile(r"[^\s#\-\[\]{}|>\"'!&*%@`?,][^\n#]*?:(?:[ \t]|\r?$|\n)")
 _devnull: Optional[int] = None
+# what rapidyaml's JSON does not tell and ``yamlload.parse`` reports (Kubernetes' decoder refuses
+# them): a merge key, a complex ``?`` key, a null key; a value that may hold one is parsed in full
+_KEY_HAZARD = re.compile(r"<<|(?:^|\n)[ \t]*(?:- +)*\?(?:[ \t]|$)|[{,\[][ \t]*\?[ \t]"
+                         r"|(?:^|\n)[ \t]*(?:- +)*(?:~|null|Null|NULL)?[ \t]*:(?:[ \t]|\r?$|\n)|[{,][ \t]*(?:~|null|Null|NULL)?[ \t]*:")
 
 
 def _key_positions(text: str, keys) -> list:
@@ -345,6 +349,9 @@ def parse_fast(text: str, limits: Optional[Limits], skip_keys: frozenset, info: 
         # the value's collections open at depth depths[keyline] (+1 for the value itself);
         # 2 levels of slack, so that the full parse decides anything near the limit
         value = text[start:end]
+        if _KEY_HAZARD.search(value):
+            STATS["key-hazard"] += 1
+            return None
         why = _value_clean(value, limits.max_depth - depths.get(keyline, limits.max_depth) - 2, _node_props(value))
         if why != "ok":
             STATS[why] += 1
