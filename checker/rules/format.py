@@ -85,7 +85,7 @@ define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", profiles={
 
 define("yaml-limits", "error", "A file is refused: too large, too deep, an alias bomb, binary, not UTF-8, or a symlink out of the tree", mixed=True, refused_by=[
     refusal("opm", "go-yaml, under sigs.k8s.io/yaml, refuses bytes that are not UTF-8 or are control characters and "
-            "\"excessive aliasing\"; opm cannot decode such a manifest", GO_YAML),
+            "\"excessive aliasing\"; opm cannot decode such a manifest, nor read a broken link", GO_YAML),
     refusal("catalog-ci", "the bundle image is built from the bundle directory; the image builder does not follow a "
             "symbolic link out of its build context, so the image lacks what the link points to", BUILDKIT_LINKS),
     refusal("olm-install", "OLM unpacks a bundle into a ConfigMap; a file over the 1 MiB a bundle may take never "
