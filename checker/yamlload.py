@@ -245,8 +245,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                             "yaml-duplicate-key", line, col,
                             f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with the same value; "
                             "loaders keep one, so nothing is lost today, but the next edit to one copy will be silently "
-                            "ignored, and the catalog pipeline's yamllint (key-duplicates) fails the pull request. Remove "
-                            "the repeated key."))
+                            "ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove the repeated "
+                            "key.", severity="warning"))
                     else:
                         problems.append(Problem(
                             "yaml-duplicate-key", line, col,

@@ -132,9 +132,8 @@ def test_duplicate_key_with_a_different_value_is_an_error_and_the_last_wins():
     assert docs[0].get("metadata").str("name") == "b"
 
 
-def test_duplicate_key_with_the_same_value_is_reported_too():
-    # nothing is lost yet, but the catalog pipeline's yamllint (key-duplicates) refuses it as well
-    assert problems("a: 1\nb: 2\na: 1\n") == [("yaml-duplicate-key", 3, 1, None)]
+def test_duplicate_key_with_the_same_value_is_a_warning():
+    assert problems("a: 1\nb: 2\na: 1\n") == [("yaml-duplicate-key", 3, 1, "warning")]
 
 
 def test_duplicate_keys_are_found_inside_skipped_subtrees_and_flow_mappings():

@@ -57,20 +57,20 @@ define("yaml-syntax", "error", "A file is not valid YAML, or is YAML Kubernetes'
           <<: *defaults
     """)
 
-define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", profiles={"operatorhub": "warning"}, refused_by=[
+define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True, refused_by=[
     refusal("catalog-ci", "the hosted pipeline's yaml-lint task runs yamllint with its default rules, whose "
             "key-duplicates rule fails on any repeated key", HOSTED_PIPELINE),
 ], explanation="""
-    What: the same key appears twice in one mapping (merge keys `<<` may repeat), whether the
-    two values differ or not.
+    What: the same key appears twice in one mapping (merge keys `<<` may repeat). An error
+    when the two values differ; a warning when they are the same (nothing is lost yet, but an
+    edit to one copy will be).
 
     Why: YAML loaders keep only the last value without a word, so what you see in the first
-    place is not what OLM gets (a duplicated `spec:` loses half of the spec); with equal values
-    nothing is lost yet, but an edit to one copy will be. Kubernetes' decoder itself accepts
-    repeated keys (sigs.k8s.io/yaml is not strict), but the community and certified catalogs'
-    pipeline runs yamllint on every bundle, and its `key-duplicates` rule fails the pull
-    request on any repeated key. OperatorHub.io is not known to run it: a warning in the
-    `operatorhub` profile.
+    place is not what OLM gets (a duplicated `spec:` loses half of the spec). Kubernetes'
+    decoder itself accepts repeated keys (sigs.k8s.io/yaml is not strict), but the community
+    and certified catalogs' pipeline runs yamllint on every bundle, and its `key-duplicates`
+    rule fails the pull request on any repeated key (with equal values too: olm-check keeps
+    those a warning, since nothing is lost).
 
     Fix: remove one of them, or merge their contents.
 
