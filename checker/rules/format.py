@@ -347,6 +347,12 @@ def manifest_invalid(bundle: Bundle, ctx):
             why = (f"OLM installs a {kind.value} by its kind and ignores apiVersion, but kubectl and other tools need it"
                    if sev else "opm and the API server cannot tell what it is")
             if v is None:
+                slip = next((k for k, _ in root.items() if isinstance(k, Scalar) and isinstance(k.value, str)
+                             and k.value != key and k.value.lower() == key.lower()), None)
+                if slip is not None:
+                    yield finding("manifest-invalid", sf, slip, f"the object has no {key}: it is spelled '{slip.value}', and "
+                                  f"Kubernetes' keys are case-sensitive; {why}. Write '{key}'.", severity=sev)
+                    continue
                 yield finding("manifest-invalid", sf, root, f"the object has no {key}; {why}. Add {key}.", severity=sev)
             elif not (isinstance(v, Scalar) and isinstance(v.value, str) and v.value):
                 yield finding("manifest-invalid", sf, v, f"{key} must be a non-empty string, not {v.type_name()}.", severity=sev)
