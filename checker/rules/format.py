@@ -197,8 +197,6 @@ def bundle_layout(bundle: Bundle, ctx):
             shown = mt.raw if isinstance(mt, Scalar) else mt.type_name()
             yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(KNOWN_MEDIATYPES[:3])}). Write 'registry+v1' for a bundle with a ClusterServiceVersion.")
 
-
-
 _OPM_ANNOTATIONS = "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/validate.go"
 _OPM_DEFAULT = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/registry/populator.go"
 _CI_DOCKERFILE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/entrypoints/bundle_dockerfile.py"
