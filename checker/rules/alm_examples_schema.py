@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import datetime
 import ipaddress
 import json
+import os
 import re
+import warnings
 from collections import OrderedDict
 from functools import lru_cache
 from json.decoder import scanstring
@@ -212,7 +215,9 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
     pat = s.get("pattern")
     if isinstance(pat, str):
         try:
-            re.compile(pat)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                re.compile(pat)
             out["pattern"] = pat
         except (re.error, RecursionError, OverflowError):
             pass  # a Go (RE2) pattern Python cannot read: not checked
@@ -251,8 +256,9 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
 
 
 def _prune_nulls(x: Any, s: Any) -> Any:
-    """A copy of ``x`` without the nulls the API server removes before defaulting: values
-    of non-nullable fields without a default (defaulting.PruneNonNullableNullsWithoutDefaults)."""
+    """A copy of ``x`` as the API server has it before validation: nulls of non-nullable
+    fields removed (defaulting.PruneNonNullableNullsWithoutDefaults) or, when the field has
+    a default, replaced by it (defaulting.Default)."""
     if isinstance(x, dict):
         out = {}
         for k, v in x.items():
@@ -263,54 +269,86 @@ def _prune_nulls(x: Any, s: Any) -> Any:
                     sub = props[k]
                 elif isinstance(s.get("additionalProperties"), dict):
                     sub = s["additionalProperties"]
-            if v is None and sub is not None and sub.get("nullable") is not True and "default" not in sub:
-                continue
+            if v is None and sub is not None and sub.get("nullable") is not True:
+                if "default" not in sub:
+                    continue  # removed
+                v = copy.deepcopy(sub["default"])  # defaulted (defaulting.Default)
             out[k] = _prune_nulls(v, sub)
         return out
     if isinstance(x, list):
         items = s.get("items") if isinstance(s, dict) else None
-        return [_prune_nulls(v, items if isinstance(items, dict) else None) for v in x]
+        items = items if isinstance(items, dict) else None
+        if items is not None and items.get("nullable") is not True and "default" in items:
+            x = [copy.deepcopy(items["default"]) if v is None else v for v in x]
+        return [_prune_nulls(v, items) for v in x]
     return x
 
 
 class _Target:
-    """One CRD version an example can be created as."""
+    """One CRD version an example can be created as; its schema is read and compiled only
+    when an example asks for it."""
 
-    def __init__(self, crd_name: str, version: str, served: bool, schema: Any, status_sub: bool, preserve_all: bool):
+    def __init__(self, crd_name: str, version: str, served: bool, sf, schema_node, status_sub: bool, preserve_all: bool):
         self.crd_name = crd_name
         self.version = version
         self.served = served
-        self.schema = schema  # the openAPIV3Schema as plain data (None: none)
+        self.sf = sf
+        self.schema_node = schema_node
         self.status_sub = status_sub
         self.preserve_all = preserve_all  # spec.preserveUnknownFields: nothing is pruned
-        self._validator: Any = False
+        self._compiled: Any = False
 
-    def validator(self):
-        if self._validator is False:
-            self._validator = None
-            if isinstance(self.schema, dict):
-                try:
-                    js = _translate(self.schema, [MAX_SCHEMA_NODES], root=True, prune=not self.preserve_all)
-                except (_TooBig, RecursionError):
-                    return None
-                from jsonschema import Draft202012Validator
-
-                self._validator = Draft202012Validator(js, format_checker=_format_checker())
-        return self._validator
+    def compiled(self) -> Optional[tuple]:
+        """(the schema as plain data, its jsonschema validator), or None (no schema, or one
+        that cannot be read or is too big)."""
+        if self._compiled is False:
+            self._compiled = None
+            try:
+                self._compiled = _compile(self.sf, self.schema_node, self.preserve_all)
+            except (RecursionError, MemoryError, ValueError, TypeError):
+                self._compiled = None
+        return self._compiled
 
 
-# compiled validators of the last CRDs seen in this process (an operator's bundles mostly
-# repeat their CRDs); keyed by the CRD file's text, the document and the version
-_CACHE: "OrderedDict[tuple, Optional[_Target]]" = OrderedDict()
-_CACHE_SIZE = 64
+# compiled schemas of the last CRD versions seen in this process, by the schema's text: an
+# operator's bundles mostly repeat their CRDs, and its bundles are checked in one process
+_CACHE: "OrderedDict[tuple, Optional[tuple]]" = OrderedDict()
+_CACHE_SIZE = 48
+
+
+def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
+    if isinstance(node, Mapping):  # built by the loader: nothing to share
+        return _build(to_py(node, [MAX_SCHEMA_NODES * 4]), preserve_all)
+    src = _schema_source(sf, node)
+    if src is None:
+        return None
+    key = (src, preserve_all)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    got = _build(_parse_schema(src), preserve_all)
+    _CACHE[key] = got
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return got
+
+
+def _build(schema: Any, preserve_all: bool) -> Optional[tuple]:
+    if not isinstance(schema, dict):
+        return None
+    try:
+        js = _translate(schema, [MAX_SCHEMA_NODES], root=True, prune=not preserve_all)
+    except _TooBig:
+        return None
+    from jsonschema import Draft202012Validator
+
+    return schema, Draft202012Validator(js, format_checker=_format_checker())
 
 
 def _targets(bundle: Bundle) -> dict:
-    """(group, version, kind) -> _Target for every CRD version in the bundle (schemas are
-    converted and compiled only when an example asks for them)."""
+    """(group, version, kind) -> _Target for every CRD version in the bundle."""
     out: dict = {}
     for m in bundle.crds:
-        root = m.root
         sp = m.spec()
         if sp is None:
             continue
@@ -320,49 +358,33 @@ def _targets(bundle: Bundle) -> dict:
         if not kind:
             continue
         crd_name = m.name or f"{kind}.{group}"
-        preserve_all = False
+        p = sp.get("preserveUnknownFields")
         if m.api_version == "apiextensions.k8s.io/v1beta1":
-            p = sp.get("preserveUnknownFields")  # v1beta1 defaults it to true: no pruning
-            preserve_all = not (isinstance(p, Scalar) and p.value is False)
+            preserve_all = not (isinstance(p, Scalar) and p.value is False)  # v1beta1 defaults it to true: no pruning
         else:
-            p = sp.get("preserveUnknownFields")
             preserve_all = isinstance(p, Scalar) and p.value is True
         common_schema = _path(sp, "validation", "openAPIV3Schema")
         common_status = _path(sp, "subresources", "status") is not None
         versions = sp.get("versions")
-        vlist = []
         if isinstance(versions, Sequence):
             for v in versions:
                 if isinstance(v, Mapping) and v.str("name"):
                     served = v.get("served")
-                    vlist.append((v.str("name"), not (isinstance(served, Scalar) and served.value is False),
-                                  _path(v, "schema", "openAPIV3Schema") or common_schema,
-                                  common_status or _path(v, "subresources", "status") is not None))
+                    own = _path(v, "schema", "openAPIV3Schema")
+                    t = _Target(crd_name, v.str("name"), not (isinstance(served, Scalar) and served.value is False), m.file,
+                                own if own is not None else common_schema,
+                                common_status or _path(v, "subresources", "status") is not None, preserve_all)
+                    out.setdefault((group, t.version, kind), t)
         elif sp.str("version"):
-            vlist.append((sp.str("version"), True, common_schema, common_status))
-        for name, served, schema_node, status_sub in vlist:
-            key = (m.file.text, m.index, name, "" if m.file.text is not None else id(root))
-            t = _CACHE.get(key) if m.file.text is not None else None
-            if t is None:
-                schema = _schema_data(m.file, schema_node)
-                t = _Target(crd_name, name, served, schema, status_sub, preserve_all)
-                if m.file.text is not None:
-                    _CACHE[key] = t
-                    while len(_CACHE) > _CACHE_SIZE:
-                        _CACHE.popitem(last=False)
-            else:
-                _CACHE.move_to_end(key)
-            out.setdefault((group, name, kind), t)
+            out.setdefault((group, sp.str("version"), kind),
+                           _Target(crd_name, sp.str("version"), True, m.file, common_schema, common_status, preserve_all))
     return out
 
 
-def _schema_data(sf, node) -> Any:
-    """The openAPIV3Schema as plain data. The loader does not build nodes for schema bodies
-    (``load.SKIP_KEYS``: no other rule reads them), so the value's text is read here, for
-    the CRD versions an example names only: JSON from its first character, or the block
-    below the key (the lines indented at least as deep as the value's first line)."""
-    if isinstance(node, Mapping):
-        return to_py(node, [MAX_SCHEMA_NODES * 4])
+def _schema_source(sf, node) -> Optional[tuple]:
+    """("json", text) or ("yaml", text) of a schema body the loader did not build into nodes
+    (``load.SKIP_KEYS``: no other rule reads them): JSON from its first character, or the
+    block below the key (the lines indented at least as deep as the value's first line)."""
     if not isinstance(node, Skipped) or not node.is_map() or sf.text is None:
         return None
     lines = sf._lines()
@@ -373,9 +395,10 @@ def _schema_data(sf, node) -> Any:
     if first[col - 1:col] == "{":
         off = sum(len(x) + 1 for x in lines[:ln - 1]) + col - 1
         try:
-            return _DEC.raw_decode(sf.text, off)[0]
+            _v, end = _DEC.raw_decode(sf.text, off)
         except (ValueError, RecursionError):
             return None
+        return "json", sf.text[off:end]
     ind = col - 1
     block = [" " * ind + first[ind:]]
     for x in lines[ln:]:
@@ -383,14 +406,58 @@ def _schema_data(sf, node) -> Any:
         if st and not st.startswith("#") and len(x) - len(x.lstrip(" ")) < ind:
             break
         block.append(x)
-    text = "\n".join(block)
+    return "yaml", "\n".join(block)
+
+
+def _parse_schema(src: tuple) -> Any:
+    how, text = src
+    if how == "json":
+        return json.loads(text)
+    js = _ryml_json(text)
+    if js is not None:
+        try:
+            return json.loads(js)
+        except ValueError:
+            pass
     try:
         import yaml
 
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
     except Exception:  # noqa: BLE001 - a schema the loader refuses: not checked (yaml-syntax reports the file)
         return None
+
+
+def _ryml_json(text: str) -> Optional[str]:
+    """The YAML text as JSON through rapidyaml (~8x libyaml here), or None without it or
+    when it refuses the text or meets anchors, aliases or tags (libyaml decides then)."""
+    from .. import fastyaml
+
+    if not fastyaml.ENABLED or "&" in text or "*" in text or "!" in text:
+        return None
+    try:
+        import ryml
+    except Exception:  # noqa: BLE001 - a broken install
+        return None
+    data = text.encode("utf-8")
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
+    try:
+        tree = ryml.parse_in_arena(data)
+        buf = bytearray(2 * len(data) + 4096)
+        failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
+        if failed:
+            buf = bytearray(size)
+            failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
+            if failed:
+                return None
+        return bytes(memoryview(buf)[:size]).decode("utf-8")
+    except Exception:  # noqa: BLE001 - rapidyaml refuses it
+        return None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _path(node, *keys):
@@ -623,10 +690,11 @@ def alm_examples_schema(bundle: Bundle, ctx):
 
 
 def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, at, budget: list):
-    val = t.validator()
-    if val is None:
+    got = t.compiled()
+    if got is None:
         return
-    data = _prune_nulls(item, t.schema)
+    schema, val = got
+    data = _prune_nulls(item, schema)
     if t.status_sub and isinstance(data, dict):
         data.pop("status", None)  # the status subresource resets it on create
     where = f"the schema of {t.crd_name}, version {t.version}"
