@@ -18,6 +18,7 @@ import base64
 import binascii
 import copy
 import datetime
+import hashlib
 import ipaddress
 import json
 import os
@@ -25,6 +26,7 @@ import re
 import warnings
 from collections import OrderedDict
 from functools import lru_cache
+from itertools import accumulate
 from json.decoder import scanstring
 from typing import Any, Optional
 
@@ -174,8 +176,14 @@ def _format_checker():
 # Structural schema -> JSON Schema
 
 
-def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: bool = False, prune: bool = True) -> dict:
-    """JSON Schema (draft 2020-12) for one structural-schema node. ``logic``: inside
+_ANY = object()  # no data known: translate everything
+
+
+def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: bool = False, prune: bool = True,
+               d: Any = _ANY) -> dict:
+    """JSON Schema (draft 2020-12) for one structural-schema node, as far as the data ``d``
+    it will validate reaches: the schemas of fields the data does not have are left empty
+    (a CRD schema has thousands of nodes, an example a few dozen). ``logic``: inside
     allOf/anyOf/oneOf/not, where a structural schema only validates values (no pruning, no
     types of its own). ``prune``: unknown fields are pruned (structural schemas; not with
     spec.preserveUnknownFields). Unknown keywords ($ref, x-kubernetes-validations, ...) are dropped."""
@@ -226,19 +234,32 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
         f = fmt.replace("-", "")
         if f in _CHECKS:
             out["format"] = f
+    dmap = d if isinstance(d, dict) else None
     if props is not None:
-        out["properties"] = {k: _translate(v, budget, depth + 1, logic, prune=prune) for k, v in props.items() if isinstance(k, str)}
+        out["properties"] = {k: (_translate(v, budget, depth + 1, logic, prune=prune, d=dmap[k] if dmap is not None else _ANY)
+                                 if d is _ANY or (dmap is not None and k in dmap) else {})
+                             for k, v in props.items() if isinstance(k, str)}
     ap = s.get("additionalProperties")
     if isinstance(ap, dict):
-        out["additionalProperties"] = _translate(ap, budget, depth + 1, logic, prune=prune)
-    if isinstance(s.get("items"), dict):
-        out["items"] = _translate(s["items"], budget, depth + 1, logic, prune=prune)
+        if d is _ANY:
+            out["additionalProperties"] = _translate(ap, budget, depth + 1, logic, prune=prune)
+        elif dmap is not None:  # a map: its values each against the value schema
+            p = out.setdefault("properties", {})
+            for k, v in dmap.items():
+                if k not in p:
+                    p[k] = _translate(ap, budget, depth + 1, logic, prune=prune, d=v)
+    items = s.get("items")
+    if isinstance(items, dict):
+        if d is _ANY:
+            out["items"] = _translate(items, budget, depth + 1, logic, prune=prune)
+        elif isinstance(d, list) and d:
+            out["prefixItems"] = [_translate(items, budget, depth + 1, logic, prune=prune, d=x) for x in d]
     for k in ("allOf", "anyOf", "oneOf"):
         v = s.get(k)
         if isinstance(v, list) and v:
-            out[k] = [_translate(x, budget, depth + 1, True, prune=prune) for x in v]
+            out[k] = [_translate(x, budget, depth + 1, True, prune=prune, d=d) for x in v]
     if isinstance(s.get("not"), dict):
-        out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune)
+        out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune, d=d)
     if not logic:
         if embedded or root:
             p = out.setdefault("properties", {})
@@ -299,8 +320,8 @@ class _Target:
         self._compiled: Any = False
 
     def compiled(self) -> Optional[tuple]:
-        """(the schema as plain data, its jsonschema validator), or None (no schema, or one
-        that cannot be read or is too big)."""
+        """(the schema as plain data, preserve_all), or None (no schema, or one that cannot
+        be read)."""
         if self._compiled is False:
             self._compiled = None
             try:
@@ -322,7 +343,7 @@ def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
     src = _schema_source(sf, node)
     if src is None:
         return None
-    key = (src, preserve_all)
+    key = (hashlib.sha1(src[1].encode("utf-8", "surrogatepass")).digest(), preserve_all)
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
@@ -334,15 +355,19 @@ def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
 
 
 def _build(schema: Any, preserve_all: bool) -> Optional[tuple]:
-    if not isinstance(schema, dict):
-        return None
+    return (schema, preserve_all) if isinstance(schema, dict) else None
+
+
+def _validator(schema: dict, preserve_all: bool, data: Any):
+    """A jsonschema validator of ``data`` against the translated schema, or None when the
+    schema is too big or too deep."""
     try:
-        js = _translate(schema, [MAX_SCHEMA_NODES], root=True, prune=not preserve_all)
-    except _TooBig:
+        js = _translate(schema, [MAX_SCHEMA_NODES], root=True, prune=not preserve_all, d=data)
+    except (_TooBig, RecursionError):
         return None
     from jsonschema import Draft202012Validator
 
-    return schema, Draft202012Validator(js, format_checker=_format_checker())
+    return Draft202012Validator(js, format_checker=_format_checker())
 
 
 def _targets(bundle: Bundle) -> dict:
@@ -391,22 +416,40 @@ def _schema_source(sf, node) -> Optional[tuple]:
     ln, col = node.line, node.col
     if not 1 <= ln <= len(lines):
         return None
-    first = lines[ln - 1]
-    if first[col - 1:col] == "{":
-        off = sum(len(x) + 1 for x in lines[:ln - 1]) + col - 1
+    text = sf.text
+    start = _line_starts(text, lines)[ln - 1]
+    ind = col - 1
+    if text[start + ind:start + ind + 1] == "{":
         try:
-            _v, end = _DEC.raw_decode(sf.text, off)
+            _v, end = _DEC.raw_decode(text, start + ind)
         except (ValueError, RecursionError):
             return None
-        return "json", sf.text[off:end]
-    ind = col - 1
-    block = [" " * ind + first[ind:]]
-    for x in lines[ln:]:
-        st = x.strip()
-        if st and not st.startswith("#") and len(x) - len(x.lstrip(" ")) < ind:
-            break
-        block.append(x)
-    return "yaml", "\n".join(block)
+        return "json", text[start + ind:end]
+    if ind < 1:
+        return None
+    # the block ends before the first line (not blank, not a comment) indented less
+    m = _block_end(ind).search(text, start)
+    end = m.start() if m else len(text)
+    return "yaml", " " * ind + text[start + ind:end]
+
+
+_STARTS: list = []  # [(text, offsets of its lines)] of the last files read
+
+
+def _line_starts(text: str, lines: list) -> list:
+    for t, starts in _STARTS:
+        if t is text:
+            return starts
+    starts = [0]
+    starts.extend(accumulate(len(x) + 1 for x in lines))
+    _STARTS.insert(0, (text, starts))
+    del _STARTS[8:]
+    return starts
+
+
+@lru_cache(maxsize=64)
+def _block_end(ind: int):
+    return re.compile(r"\n {0,%d}(?=[^ \r\n#])" % (ind - 1))
 
 
 def _parse_schema(src: tuple) -> Any:
@@ -432,7 +475,7 @@ def _ryml_json(text: str) -> Optional[str]:
     when it refuses the text or meets anchors, aliases or tags (libyaml decides then)."""
     from .. import fastyaml
 
-    if not fastyaml.ENABLED or "&" in text or "*" in text or "!" in text:
+    if not fastyaml.ENABLED or fastyaml._node_props(text):
         return None
     try:
         import ryml
@@ -693,10 +736,13 @@ def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, 
     got = t.compiled()
     if got is None:
         return
-    schema, val = got
+    schema, preserve_all = got
     data = _prune_nulls(item, schema)
     if t.status_sub and isinstance(data, dict):
         data.pop("status", None)  # the status subresource resets it on create
+    val = _validator(schema, preserve_all, data)
+    if val is None:
+        return
     where = f"the schema of {t.crd_name}, version {t.version}"
     try:
         errors = sorted(val.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
