@@ -42,7 +42,7 @@ RID = "alm-examples-schema"
 VALIDATION_SRC = "https://github.com/kubernetes/apiextensions-apiserver/blob/master/pkg/apiserver/validation/validation.go"
 FORMATS_SRC = "https://github.com/kubernetes/apiextensions-apiserver/blob/master/pkg/apiserver/validation/formats.go"
 
-MAX_SCHEMA_NODES = 60_000  # a CRD version's schema larger than this is not checked
+MAX_SCHEMA_NODES = 60_000  # schema nodes translated for one example (beyond: the example is not checked)
 MAX_DEPTH = 80
 MAX_PER_EXAMPLE = 10  # findings per example
 MAX_PER_BUNDLE = 40
@@ -340,6 +340,22 @@ _CACHE_SIZE = 48
 def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
     if isinstance(node, Mapping):  # built by the loader: nothing to share
         return _build(to_py(node, [MAX_SCHEMA_NODES * 4]), preserve_all)
+    # the loader shares the nodes of a file read again with the same content (load.ParseMemo)
+    held = _BY_NODE.get((id(node), preserve_all))
+    if held is not None and held[0] is node:
+        _BY_NODE.move_to_end((id(node), preserve_all))
+        return held[1]
+    got = _compile_text(sf, node, preserve_all)
+    _BY_NODE[(id(node), preserve_all)] = (node, got)
+    while len(_BY_NODE) > _CACHE_SIZE:
+        _BY_NODE.popitem(last=False)
+    return got
+
+
+_BY_NODE: "OrderedDict[tuple, tuple]" = OrderedDict()
+
+
+def _compile_text(sf, node, preserve_all: bool) -> Optional[tuple]:
     src = _schema_source(sf, node)
     if src is None:
         return None
@@ -656,8 +672,8 @@ def alm_examples_schema(bundle: Bundle, ctx):
     `metadata` (name, namespace, labels: ObjectMeta) and a `status` the status subresource
     resets are not checked against the schema. An example of a version the CRD does not serve
     is an error too. CEL rules (`x-kubernetes-validations`) are not evaluated. At most 10
-    findings per example and 40 per bundle are reported; a schema of more than 60,000 nodes
-    is not checked.
+    findings per example and 40 per bundle are reported, and an example whose schema
+    reaches more than 60,000 schema nodes or 80 levels is not checked.
 
     Why: the console offers every example as the starting object of "Create instance": an
     example the API server refuses (its validation of the CRD's schema) is the first thing a
