@@ -60,6 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("paths", nargs="*", default=["."], help="repository root (default: .)")
     common(a)
 
+    fx = sub.add_parser("fix", help="apply the fixes the checks compute (like ruff --fix); --diff shows them without writing")
+    fx.add_argument("paths", nargs="*", default=["."], help="bundle dir, operator dir, repository root, or files of them (default: .)")
+    fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing (exit 1 when there is something to fix)")
+    fx.add_argument("--ocp", help="check against these OpenShift releases (as check)")
+    fx.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"), help="rule defaults (as check)")
+    fx.add_argument("--config", help="config file (as check)")
+    fx.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check")
+    fx.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
     m = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one report")
     m.add_argument("reports", nargs="+", help="JSON reports (olm-check ... --shard I/N --format json)")
     m.add_argument("--format", choices=FORMATS, default="json", help="report format (default: json)")
@@ -133,6 +142,10 @@ def _dispatch(args) -> int:
     if args.command == "merge":
         with collector_tuned():  # the whole command: reports of 100,000s of objects are built
             return cmd_merge(args)
+    if args.command == "fix":
+        from .fix import cmd_fix
+
+        return cmd_fix(args)
     if args.command == "upgradeable":
         from .upgradeable import cmd_upgradeable
 

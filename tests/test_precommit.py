@@ -119,3 +119,16 @@ def test_ci_yaml_and_catalog_files_check_their_operator(tmp_path):
         p = run_cli(*args, f, "--format", "json", cwd=repo)
         assert p.returncode in (0, 1), p.stderr
         assert "operators/example-operator/1.0.0" in p.stdout, (f, p.stdout)
+
+
+def test_fix_hook_fixes_what_pre_commit_passes(tmp_path):
+    hook = next(h for h in HOOKS if h["id"] == "olm-check-fix")
+    root = _project(tmp_path)
+    ann = root / "bundle" / "metadata" / "annotations.yaml"
+    ann.write_text(ann.read_text().replace('com.redhat.openshift.versions: "v4.14"', 'com.redhat.openshift.versions: "4.14"'))
+    args = hook["entry"].split()[1:]  # olm-check fix --allow-empty
+    p = run_cli(*args, "bundle/metadata/annotations.yaml", cwd=root)
+    assert p.returncode == 0, p.stderr
+    assert 'com.redhat.openshift.versions: "v4.14"' in ann.read_text()
+    p = run_cli(*args, "config/manifests/kustomization.yaml", cwd=root)  # were it passed: nothing to do, no failure
+    assert p.returncode == 0, p.stderr

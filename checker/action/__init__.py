@@ -26,7 +26,7 @@ from .client import ApiError, GitHub, ReadOnly
 from .diffmap import right_lines, split_git_diff
 from .env import ActionEnv, ActionError
 
-SUBCOMMANDS = ("check", "rules", "upgradeable", "audit")
+SUBCOMMANDS = ("check", "rules", "upgradeable", "audit", "merge", "fix")
 MAX_PR_FILES = 3000
 
 
