@@ -148,6 +148,9 @@ def plan(findings: list, base: str, root: str) -> tuple:
             twin = _label_twin(p, old, f.fix.replacement)
             if twin is not None and _inside(root, twin[0]):
                 twins[twin[0]] = twin[1]
+                key = _ANNOTATION.match(old.rstrip("\r")).group("key")
+                edits.append(Edit(_display(twin[0], base), _first_change(twin[0], twin[1]), "",
+                                  f"LABEL {key} changed alike (agrees with {f.path})"))
         new = "\n".join(pieces)
         if new != original:
             texts[p] = (original, new)
@@ -156,8 +159,17 @@ def plan(findings: list, base: str, root: str) -> tuple:
             continue
         with open(df, "rb") as fh:
             texts[df] = (fh.read().decode("utf-8"), new)
-    edits.sort(key=lambda e: (e.path, e.line))
+    edits.sort(key=lambda e: (not e.rule, e.path, e.line))  # the Dockerfile LABELs changed alike last
     return texts, edits, skipped
+
+
+def _first_change(path: str, new: str) -> int:
+    with open(path, "rb") as fh:
+        old = fh.read().decode("utf-8")
+    for i, (a, b) in enumerate(zip(old.split("\n"), new.split("\n")), 1):
+        if a != b:
+            return i
+    return 1
 
 
 def _write(path: str, text: str) -> None:
@@ -204,8 +216,9 @@ def cmd_fix(args) -> int:
                 if not new.endswith("\n") or not old.endswith("\n"):
                     sys.stdout.write("\n")
             for e in edits:
-                print(f"{e.path}:{e.line}: {e.rule}: {e.description or 'fix'}", file=sys.stderr)
-            print(f"would fix {len(edits)} finding(s) in {len(texts)} file(s)", file=sys.stderr)
+                print(f"{e.path}:{e.line}: {e.rule}: {e.description or 'fix'}" if e.rule else f"{e.path}:{e.line}: {e.description}",
+                      file=sys.stderr)
+            print(f"would fix {len([e for e in edits if e.rule])} finding(s) in {len(texts)} file(s)", file=sys.stderr)
             return 1
         for p, (_old, new) in texts.items():
             try:
@@ -218,9 +231,10 @@ def cmd_fix(args) -> int:
         print("nothing to fix", file=sys.stderr)
         return 0
     for e in total:
-        print(f"{e.path}:{e.line}: fixed {e.rule}: {e.description or 'fix'}")
-    if total:
-        print(f"fixed {len(total)} finding(s) in {len(files)} file(s); `olm-check check` shows what remains")
+        print(f"{e.path}:{e.line}: fixed {e.rule}: {e.description or 'fix'}" if e.rule else f"{e.path}:{e.line}: {e.description}")
+    fixed = [e for e in total if e.rule]
+    if fixed:
+        print(f"fixed {len(fixed)} finding(s) in {len(files)} file(s); `olm-check check` shows what remains")
     else:
         print("nothing to fix")
     return 0

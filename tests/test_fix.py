@@ -123,6 +123,10 @@ def test_annotations_and_dockerfile_stay_in_agreement(tmp_path):
     df.write_text(df.read_text().replace('com.redhat.openshift.versions="v4.14"', 'com.redhat.openshift.versions="4.14"'))
     p = run_cli("fix", ".", cwd=root)
     assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [
+        "metadata/annotations.yaml:8: fixed ocp-versions-style: write v4.14",
+        "bundle.Dockerfile:9: LABEL com.redhat.openshift.versions changed alike (agrees with metadata/annotations.yaml)",
+        "fixed 1 finding(s) in 2 file(s); `olm-check check` shows what remains"]
     assert 'com.redhat.openshift.versions: "v4.14"' in ann.read_text()
     assert 'LABEL com.redhat.openshift.versions="v4.14"\n' in df.read_text()
     assert df.read_text() == open(os.path.join(GOOD, "bundle.Dockerfile")).read()
