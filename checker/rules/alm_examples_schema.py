@@ -26,7 +26,6 @@ import re
 import warnings
 from collections import OrderedDict
 from functools import lru_cache
-from itertools import accumulate
 from json.decoder import scanstring
 from typing import Any, Optional
 
@@ -433,7 +432,7 @@ def _schema_source(sf, node) -> Optional[tuple]:
     if not 1 <= ln <= len(lines):
         return None
     text = sf.text
-    start = _line_starts(text, lines)[ln - 1]
+    start = sum(map(len, lines[:ln - 1])) + ln - 1  # the first line's offset
     ind = col - 1
     if text[start + ind:start + ind + 1] == "{":
         try:
@@ -447,20 +446,6 @@ def _schema_source(sf, node) -> Optional[tuple]:
     m = _block_end(ind).search(text, start)
     end = m.start() if m else len(text)
     return "yaml", " " * ind + text[start + ind:end]
-
-
-_STARTS: list = []  # [(text, offsets of its lines)] of the last files read
-
-
-def _line_starts(text: str, lines: list) -> list:
-    for t, starts in _STARTS:
-        if t is text:
-            return starts
-    starts = [0]
-    starts.extend(accumulate(len(x) + 1 for x in lines))
-    _STARTS.insert(0, (text, starts))
-    del _STARTS[8:]
-    return starts
 
 
 @lru_cache(maxsize=64)
