@@ -573,9 +573,11 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
             chain.append(cur)
             cur = by_csv.get(cur.replaces) if cur.replaces else None
         below[f.rel] = chain
-    covered_by_checked = {g.rel for f in stranded if f.checked for g in below[f.rel]}
+    # reported on the chain's newest bundle only, whichever bundles are checked: a bundle's
+    # findings do not depend on which of its operator's bundles are checked beside it
+    covered = {g.rel for f in stranded for g in below[f.rel]}
     for f in stranded:
-        if not f.checked or f.rel in covered_by_checked:
+        if not f.checked or f.rel in covered:
             continue
         chans = ", ".join(f"'{c}'" for c in f.channels)
         head_txt = "; ".join(f"'{c}': {_walk_text(opm[c][0], by_csv)}" for c in f.channels if c in opm)
