@@ -187,6 +187,8 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
                 repo.operators[ref.operator] = op
             repo.is_catalog_repo = True
         repo.bundle_refs.append(ref)
+    if context:  # in the order a walk of the operator's directory finds them, as when it is named
+        repo.bundle_refs.sort(key=lambda r: r.path.split(os.sep))
     if catalogs:
         _load_catalogs(repo, reader)
     for f in sorted(set(loose)):
