@@ -122,3 +122,19 @@ def test_changed_since_checks_the_changed_bundle_with_its_operator_only(tmp_path
     res = check(["."], changes=git_changes(root, "base", "HEAD", worktree=True))
     assert sorted({r.operator for r in res.repo.bundle_refs}) == ["beta-op"]
     assert len(res.repo.bundle_refs) == 3
+
+
+def test_benchmark_measures_a_one_bundle_pull_request_and_leaves_the_checkout_alone(tmp_path):
+    import sys
+
+    root = _tree(tmp_path, git=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout
+    script = os.path.join(os.path.dirname(FIXTURES), "scripts", "benchmark.py")
+    p = subprocess.run([sys.executable, script, root, "--modes", "pr", "--jobs", "1",
+                        "--bundle", os.path.join(root, "operators", "beta-op", "1.2.0")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert "pr     (one new bundle, operators/beta-op/1.2.0): " in p.stdout and "% of the audit's" in p.stdout, p.stdout
+    assert "the pull request's report: 1 bundle(s) checked (operators/beta-op/1.2.0)" in p.stdout, p.stdout
+    assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout == head
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
