@@ -199,8 +199,8 @@ def upgrade_graph_unverified(repo, ctx):
         yield finding("upgrade-graph-unverified", path, None,
                       f"this bundle is checked on its own, not in operators/<name>/<version>/ of a catalog repository, so its upgrade "
                       f"edges ({'; '.join(edges)}) are not compared with other bundles of its operator: whether the bundles they name "
-                      f"exist, and whether the graph dangles or loops, is not verified. Check it inside its catalog repository to "
-                      f"have them checked.", line=line, column=col)
+                      f"exist, and whether the graph dangles or loops, is not verified. Check it at operators/<name>/<version>/ of its "
+                      f"catalog repository to have them checked.", line=line, column=col)
 
 
 def _version(f):
