@@ -138,3 +138,25 @@ def test_benchmark_measures_a_one_bundle_pull_request_and_leaves_the_checkout_al
     assert "the pull request's report: 1 bundle(s) checked (operators/beta-op/1.2.0)" in p.stdout, p.stdout
     assert subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout == head
     assert subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout == ""
+
+
+def test_a_second_tree_in_the_same_process_is_read_afresh(tmp_path, monkeypatch):
+    """The library checks two trees with the same operator (a pull request's base and head,
+    say): what the second run knows of the sibling bundles is what its own tree holds."""
+    def tree(name: str, old_channel: str) -> str:
+        root = build_tree("catalog", tmp_path / name)
+        for v, ch in (("1.0.0", old_channel), ("1.1.0", "release-1")):
+            p = os.path.join(root, "operators", "example-operator", v, "metadata", "annotations.yaml")
+            with open(p, encoding="utf-8") as fh:
+                text = fh.read()
+            with open(p, "w", encoding="utf-8") as fh:
+                fh.write(text.replace("channels.v1: stable", f"channels.v1: {ch}"))
+        return root
+
+    def naming(root: str) -> list:
+        monkeypatch.chdir(root)
+        return [f.severity for f in check(["operators/example-operator/1.1.0"]).findings if f.rule == "channel-naming"]
+
+    established, new = tree("base", "release-1"), tree("head", "stable")
+    assert naming(established) == ["info"]  # 1.0.0 publishes to release-1 already
+    assert naming(new) == ["warning"]  # here it does not: a new channel
