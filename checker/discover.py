@@ -95,6 +95,14 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     directories, in a stable order), operators (with ci.yaml), catalogs, loose CatalogSource
     manifests, and which bundles are checked. Cheap: directory listings, ci.yaml, catalogs.
 
+    The operator is the unit of context (``checker.layout``): a bundle of
+    ``operators/<name>/<version>/`` named on its own (its directory, a file of it) brings the
+    operator's other bundles in as context (``repo.checked`` lists the named ones), and the
+    checked tree (where symbolic links may lead) is the catalog repository's root, or the git
+    work tree around it. With ``changed`` (a change list), only the operators it touches are
+    walked: the bundles it changes are checked, their operators' other bundles are context,
+    nothing else of operators/ is read.
+
     ``shard=(index, count)`` (0-based index) keeps only the operators (and bundles outside
     operators/) whose ``shard_of`` is ``index``: every bundle of an operator lands in the same
     shard, so rules across an operator's bundles see all of them.
