@@ -107,7 +107,8 @@ CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: 
 PY_MARKER = "olm-check-pwned-marker"
 
 csv_spec_number = _edit(CSV, "\nspec:\n", "\nspec: 42\nunused:\n")
-csv_enum = _edit(CRD, "enum: [1, 2, 3]", "enum:\n                  - =\n                  - '!='")
+# the example's size (1) stays allowed, so alm-examples-schema has nothing to say either
+csv_enum = _edit(CRD, "enum: [1, 2, 3]", "enum:\n                  - =\n                  - '!='\n                  - 1")
 multi_docs = ("---\n" + CM + "---\n# a comment\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"
               "---\napiVersion: v1\nkind: Service\nmetadata:\n  labels: {a: b}\nspec:\n  ports: [{port: 80}]\n")
 

@@ -1,0 +1,783 @@
+"""alm-examples checked against the openAPIV3Schema of the owned CRD version they name.
+
+The CRD's structural schema (OpenAPI v3 with the x-kubernetes-* extensions) is translated
+into a JSON Schema (draft 2020-12) that the jsonschema library validates, following what
+the API server does with a created object (apiextensions-apiserver): non-nullable nulls
+without a default are removed, unknown fields are pruned (additionalProperties: false where
+the schema does not preserve them, reported as warnings), defaulted fields count as present,
+and values are validated (types, required, enum, pattern, the formats Kubernetes checks,
+bounds, int-or-string, nullable, embedded resources). CEL rules are not evaluated.
+
+Sources: kubernetes/apiextensions-apiserver pkg/apiserver/validation (validation.go,
+formats.go), pkg/apiserver/schema/pruning/algorithm.go, pkg/apiserver/schema/defaulting
+(prunenulls.go); kubernetes/kube-openapi pkg/validation/strfmt (the format checks).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import datetime
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import warnings
+from collections import OrderedDict
+from functools import lru_cache
+from json.decoder import scanstring
+from typing import Any, Optional
+
+from ..model import Bundle
+from ..nodes import Mapping, Scalar, Sequence, Skipped, to_py
+from . import finding, refusal, rule
+from .csv_common import (
+    go_mail_address_error, go_request_uri_error, is_blank, json_array_items, load_json, pos_in, scalar_positions, the_csv,
+)
+
+RID = "alm-examples-schema"
+
+VALIDATION_SRC = "https://github.com/kubernetes/apiextensions-apiserver/blob/master/pkg/apiserver/validation/validation.go"
+FORMATS_SRC = "https://github.com/kubernetes/apiextensions-apiserver/blob/master/pkg/apiserver/validation/formats.go"
+
+MAX_SCHEMA_NODES = 60_000  # schema nodes translated for one example (beyond: the example is not checked)
+MAX_DEPTH = 80
+MAX_PER_EXAMPLE = 10  # findings per example
+MAX_PER_BUNDLE = 40
+MAX_PATTERN_INPUT = 10_000  # longer strings are not matched against patterns (Python's re backtracks)
+
+_TYPES = {"object", "array", "string", "integer", "number", "boolean"}
+_BOUNDS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf")
+
+
+class _TooBig(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------
+# The formats the API server validates (kube-openapi strfmt.Default, restricted to those
+# apiextensions-apiserver keeps in CRD schemas); the ones not listed here are not checked.
+
+_UUID = {
+    "uuid": re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"),
+    "uuid3": re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$"),
+    "uuid4": re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"),
+    "uuid5": re.compile(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"),
+}
+_DATE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")
+_TIME = re.compile(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$")
+_BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$")
+_V4 = re.compile(r"^[0-9]{1,3}(\.[0-9]{1,3}){3}$")
+_GO_DURATION = re.compile(r"^[-+]?(?:0|(?:[0-9]*\.?[0-9]+(?:ns|us|µs|μs|ms|s|m|h))+)$")
+_LOOSE_DURATION = re.compile(r"(\d+)\s*([A-Za-zµ]+)")
+_UNITS = (("ns", "nano"), ("us", "µs", "micro"), ("ms", "milli"), ("s", "sec"), ("m", "min"), ("h", "hr", "hour"),
+          ("d", "day"), ("w", "wk", "week"))
+
+
+def _is_date(s: str) -> bool:  # Go time.Parse("2006-01-02", s)
+    m = _DATE.match(s)
+    if not m:
+        return False
+    try:
+        datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(s: str) -> bool:  # strfmt.IsDateTime
+    if len(s) < 4:
+        return False
+    parts = s.lower().split("t")
+    if len(parts) < 2 or not _is_date(parts[0]):
+        return False
+    m = _TIME.match(parts[1])
+    return bool(m) and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
+
+
+def _ipv4_sloppy(s: str) -> bool:  # netutils.ParseIPSloppy on a dotted quad (leading zeros allowed)
+    return bool(_V4.match(s)) and all(int(p) <= 255 for p in s.split("."))
+
+
+def _ip(s: str) -> bool:  # net.ParseIP (sloppy): a dotted quad, or an IPv6 address (no zone)
+    if _ipv4_sloppy(s):
+        return True
+    if "%" in s or ":" not in s:
+        return False
+    try:
+        ipaddress.IPv6Address(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_cidr(s: str) -> bool:
+    if "/" not in s:
+        return False
+    addr, _, bits = s.partition("/")
+    if not bits.isdigit() or len(bits) > 3:
+        return False
+    if _ipv4_sloppy(addr):
+        return int(bits) <= 32
+    return ":" in addr and _ip(addr) and int(bits) <= 128
+
+
+def _is_base64(s: str) -> bool:  # govalidator.IsBase64
+    if not _BASE64.match(s):
+        return False
+    try:
+        base64.b64decode(s, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _is_duration(s: str) -> bool:  # strfmt.ParseDuration: Go's time.ParseDuration, or "<n> <unit>" words
+    if _GO_DURATION.match(s):
+        return True
+    for _n, unit in _LOOSE_DURATION.findall(s):
+        u = unit.strip().lower()
+        for variants in _UNITS:
+            if any(u == v.lower() for v in variants) or u.startswith(variants[-1]):
+                return True
+    return False
+
+
+_CHECKS = {
+    "date": _is_date,
+    "datetime": _is_datetime,
+    "ipv4": lambda s: _ip(s) and "." in s,
+    "ipv6": lambda s: _ip(s) and ":" in s,
+    "cidr": _is_cidr,
+    "byte": _is_base64,
+    "email": lambda s: go_mail_address_error(s) is None,
+    "uri": lambda s: go_request_uri_error(s) is None,
+    "duration": _is_duration,
+    **{k: (lambda rx: lambda s: bool(rx.match(s)))(rx) for k, rx in _UUID.items()},
+}
+
+
+@lru_cache(maxsize=1)
+def _format_checker():
+    from jsonschema import FormatChecker
+
+    fc = FormatChecker(formats=())
+    for name, fn in _CHECKS.items():
+        def check(instance, fn=fn):
+            # an empty string is left alone (not every Go validator of the list refuses it)
+            return not isinstance(instance, str) or instance == "" or fn(instance)
+        fc.checks(name)(check)
+    return fc
+
+
+# ---------------------------------------------------------------------------------------
+# Structural schema -> JSON Schema
+
+
+_ANY = object()  # no data known: translate everything
+
+
+def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: bool = False, prune: bool = True,
+               d: Any = _ANY) -> dict:
+    """JSON Schema (draft 2020-12) for one structural-schema node, as far as the data ``d``
+    it will validate reaches: the schemas of fields the data does not have are left empty
+    (a CRD schema has thousands of nodes, an example a few dozen). ``logic``: inside
+    allOf/anyOf/oneOf/not, where a structural schema only validates values (no pruning, no
+    types of its own). ``prune``: unknown fields are pruned (structural schemas; not with
+    spec.preserveUnknownFields). Unknown keywords ($ref, x-kubernetes-validations, ...) are dropped."""
+    if not isinstance(s, dict):
+        return {}
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise _TooBig()
+    out: dict = {}
+    t = s.get("type")
+    preserve = s.get("x-kubernetes-preserve-unknown-fields") is True
+    embedded = s.get("x-kubernetes-embedded-resource") is True
+    if s.get("x-kubernetes-int-or-string") is True:
+        if not logic:
+            out["type"] = ["integer", "string"]
+    elif isinstance(t, str) and t in _TYPES:
+        out["type"] = t
+    for k in _BOUNDS:
+        v = s.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if k == "multipleOf" and v <= 0:
+                continue
+            out[k] = v
+    for k, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if s.get(k) is True and bound in out:  # OpenAPI v3.0: a flag on minimum/maximum
+            out[k] = out.pop(bound)
+    if isinstance(s.get("enum"), list):
+        out["enum"] = s["enum"]
+    props = s.get("properties") if isinstance(s.get("properties"), dict) else None
+    req = s.get("required")
+    if isinstance(req, list):
+        # the API server applies defaults before it validates: a defaulted field is present
+        req = [r for r in req if isinstance(r, str)
+               and (logic or props is None or not (isinstance(props.get(r), dict) and "default" in props[r]))]
+        if req:
+            out["required"] = req
+    pat = s.get("pattern")
+    if isinstance(pat, str):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                re.compile(pat)
+            out["pattern"] = pat
+        except (re.error, RecursionError, OverflowError):
+            pass  # a Go (RE2) pattern Python cannot read: not checked
+    fmt = s.get("format")
+    if isinstance(fmt, str) and t in (None, "string"):
+        f = fmt.replace("-", "")
+        if f in _CHECKS:
+            out["format"] = f
+    dmap = d if isinstance(d, dict) else None
+    if props is not None:
+        out["properties"] = {k: (_translate(v, budget, depth + 1, logic, prune=prune, d=dmap[k] if dmap is not None else _ANY)
+                                 if d is _ANY or (dmap is not None and k in dmap) else {})
+                             for k, v in props.items() if isinstance(k, str)}
+    ap = s.get("additionalProperties")
+    if isinstance(ap, dict):
+        if d is _ANY:
+            out["additionalProperties"] = _translate(ap, budget, depth + 1, logic, prune=prune)
+        elif dmap is not None:  # a map: its values each against the value schema
+            p = out.setdefault("properties", {})
+            for k, v in dmap.items():
+                if k not in p:
+                    p[k] = _translate(ap, budget, depth + 1, logic, prune=prune, d=v)
+    items = s.get("items")
+    if isinstance(items, dict):
+        if d is _ANY:
+            out["items"] = _translate(items, budget, depth + 1, logic, prune=prune)
+        elif isinstance(d, list) and d:
+            out["prefixItems"] = [_translate(items, budget, depth + 1, logic, prune=prune, d=x) for x in d]
+    for k in ("allOf", "anyOf", "oneOf"):
+        v = s.get(k)
+        if isinstance(v, list) and v:
+            out[k] = [_translate(x, budget, depth + 1, True, prune=prune, d=d) for x in v]
+    if isinstance(s.get("not"), dict):
+        out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune, d=d)
+    if not logic:
+        if embedded or root:
+            p = out.setdefault("properties", {})
+            for k in ("apiVersion", "kind"):
+                p.setdefault(k, {"type": "string"})
+            # ObjectMeta: validated and pruned by the API server's own code, not the CRD's schema
+            p["metadata"] = {}
+        if prune and not preserve and not isinstance(ap, dict) and (t == "object" or "properties" in out or embedded):
+            out.setdefault("properties", {})
+            out["additionalProperties"] = False  # the API server prunes what the schema does not name
+            out["x-pruned"] = True
+    if s.get("nullable") is True:
+        return {"if": {"not": {"type": "null"}}, "then": out}
+    return out
+
+
+def _prune_nulls(x: Any, s: Any) -> Any:
+    """A copy of ``x`` as the API server has it before validation: nulls of non-nullable
+    fields removed (defaulting.PruneNonNullableNullsWithoutDefaults) or, when the field has
+    a default, replaced by it (defaulting.Default)."""
+    if isinstance(x, dict):
+        out = {}
+        for k, v in x.items():
+            sub = None
+            if isinstance(s, dict):
+                props = s.get("properties")
+                if isinstance(props, dict) and isinstance(props.get(k), dict):
+                    sub = props[k]
+                elif isinstance(s.get("additionalProperties"), dict):
+                    sub = s["additionalProperties"]
+            if v is None and sub is not None and sub.get("nullable") is not True:
+                if "default" not in sub:
+                    continue  # removed
+                v = copy.deepcopy(sub["default"])  # defaulted (defaulting.Default)
+            out[k] = _prune_nulls(v, sub)
+        return out
+    if isinstance(x, list):
+        items = s.get("items") if isinstance(s, dict) else None
+        items = items if isinstance(items, dict) else None
+        if items is not None and items.get("nullable") is not True and "default" in items:
+            x = [copy.deepcopy(items["default"]) if v is None else v for v in x]
+        return [_prune_nulls(v, items) for v in x]
+    return x
+
+
+class _Target:
+    """One CRD version an example can be created as; its schema is read and compiled only
+    when an example asks for it."""
+
+    def __init__(self, crd_name: str, version: str, served: bool, sf, schema_node, status_sub: bool, preserve_all: bool):
+        self.crd_name = crd_name
+        self.version = version
+        self.served = served
+        self.sf = sf
+        self.schema_node = schema_node
+        self.status_sub = status_sub
+        self.preserve_all = preserve_all  # spec.preserveUnknownFields: nothing is pruned
+        self._compiled: Any = False
+
+    def compiled(self) -> Optional[tuple]:
+        """(the schema as plain data, preserve_all), or None (no schema, or one that cannot
+        be read)."""
+        if self._compiled is False:
+            self._compiled = None
+            try:
+                self._compiled = _compile(self.sf, self.schema_node, self.preserve_all)
+            except (RecursionError, MemoryError, ValueError, TypeError):
+                self._compiled = None
+        return self._compiled
+
+
+# compiled schemas of the last CRD versions seen in this process, by the schema's text: an
+# operator's bundles mostly repeat their CRDs, and its bundles are checked in one process
+_CACHE: "OrderedDict[tuple, Optional[tuple]]" = OrderedDict()
+_CACHE_SIZE = 48
+
+
+def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
+    if isinstance(node, Mapping):  # built by the loader: nothing to share
+        return _build(to_py(node, [MAX_SCHEMA_NODES * 4]), preserve_all)
+    # the loader shares the nodes of a file read again with the same content (load.ParseMemo)
+    held = _BY_NODE.get((id(node), preserve_all))
+    if held is not None and held[0] is node:
+        _BY_NODE.move_to_end((id(node), preserve_all))
+        return held[1]
+    got = _compile_text(sf, node, preserve_all)
+    _BY_NODE[(id(node), preserve_all)] = (node, got)
+    while len(_BY_NODE) > _CACHE_SIZE:
+        _BY_NODE.popitem(last=False)
+    return got
+
+
+_BY_NODE: "OrderedDict[tuple, tuple]" = OrderedDict()
+
+
+def _compile_text(sf, node, preserve_all: bool) -> Optional[tuple]:
+    src = _schema_source(sf, node)
+    if src is None:
+        return None
+    key = (hashlib.sha1(src[1].encode("utf-8", "surrogatepass")).digest(), preserve_all)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    got = _build(_parse_schema(src), preserve_all)
+    _CACHE[key] = got
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return got
+
+
+def _build(schema: Any, preserve_all: bool) -> Optional[tuple]:
+    return (schema, preserve_all) if isinstance(schema, dict) else None
+
+
+def _validator(schema: dict, preserve_all: bool, data: Any):
+    """A jsonschema validator of ``data`` against the translated schema, or None when the
+    schema is too big or too deep."""
+    try:
+        js = _translate(schema, [MAX_SCHEMA_NODES], root=True, prune=not preserve_all, d=data)
+    except (_TooBig, RecursionError):
+        return None
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(js, format_checker=_format_checker())
+
+
+def _targets(bundle: Bundle) -> dict:
+    """(group, version, kind) -> _Target for every CRD version in the bundle."""
+    out: dict = {}
+    for m in bundle.crds:
+        sp = m.spec()
+        if sp is None:
+            continue
+        group = sp.str("group") or ""
+        names = sp.get("names")
+        kind = names.str("kind") if isinstance(names, Mapping) else None
+        if not kind:
+            continue
+        crd_name = m.name or f"{kind}.{group}"
+        p = sp.get("preserveUnknownFields")
+        if m.api_version == "apiextensions.k8s.io/v1beta1":
+            preserve_all = not (isinstance(p, Scalar) and p.value is False)  # v1beta1 defaults it to true: no pruning
+        else:
+            preserve_all = isinstance(p, Scalar) and p.value is True
+        common_schema = _path(sp, "validation", "openAPIV3Schema")
+        common_status = _path(sp, "subresources", "status") is not None
+        versions = sp.get("versions")
+        if isinstance(versions, Sequence):
+            for v in versions:
+                if isinstance(v, Mapping) and v.str("name"):
+                    served = v.get("served")
+                    own = _path(v, "schema", "openAPIV3Schema")
+                    t = _Target(crd_name, v.str("name"), not (isinstance(served, Scalar) and served.value is False), m.file,
+                                own if own is not None else common_schema,
+                                common_status or _path(v, "subresources", "status") is not None, preserve_all)
+                    out.setdefault((group, t.version, kind), t)
+        elif sp.str("version"):
+            out.setdefault((group, sp.str("version"), kind),
+                           _Target(crd_name, sp.str("version"), True, m.file, common_schema, common_status, preserve_all))
+    return out
+
+
+def _schema_source(sf, node) -> Optional[tuple]:
+    """("json", text) or ("yaml", text) of a schema body the loader did not build into nodes
+    (``load.SKIP_KEYS``: no other rule reads them): JSON from its first character, or the
+    block below the key (the lines indented at least as deep as the value's first line)."""
+    if not isinstance(node, Skipped) or not node.is_map() or sf.text is None:
+        return None
+    lines = sf._lines()
+    ln, col = node.line, node.col
+    if not 1 <= ln <= len(lines):
+        return None
+    text = sf.text
+    start = sum(map(len, lines[:ln - 1])) + ln - 1  # the first line's offset
+    ind = col - 1
+    if text[start + ind:start + ind + 1] == "{":
+        try:
+            _v, end = _DEC.raw_decode(text, start + ind)
+        except (ValueError, RecursionError):
+            return None
+        return "json", text[start + ind:end]
+    if ind < 1:
+        return None
+    # the block ends before the first line (not blank, not a comment) indented less
+    m = _block_end(ind).search(text, start)
+    end = m.start() if m else len(text)
+    return "yaml", " " * ind + text[start + ind:end]
+
+
+@lru_cache(maxsize=64)
+def _block_end(ind: int):
+    return re.compile(r"\n {0,%d}(?=[^ \r\n#])" % (ind - 1))
+
+
+def _parse_schema(src: tuple) -> Any:
+    how, text = src
+    if how == "json":
+        return json.loads(text)
+    js = _ryml_json(text)
+    if js is not None:
+        try:
+            return json.loads(js)
+        except ValueError:
+            pass
+    try:
+        import yaml
+
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
+    except Exception:  # noqa: BLE001 - a schema the loader refuses: not checked (yaml-syntax reports the file)
+        return None
+
+
+def _ryml_json(text: str) -> Optional[str]:
+    """The YAML text as JSON through rapidyaml (~8x libyaml here), or None without it or
+    when it refuses the text or meets anchors, aliases or tags (libyaml decides then)."""
+    from .. import fastyaml
+
+    if not fastyaml.ENABLED or fastyaml._node_props(text):
+        return None
+    try:
+        import ryml
+    except Exception:  # noqa: BLE001 - a broken install
+        return None
+    data = text.encode("utf-8")
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
+    try:
+        tree = ryml.parse_in_arena(data)
+        buf = bytearray(2 * len(data) + 4096)
+        failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
+        if failed:
+            buf = bytearray(size)
+            failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
+            if failed:
+                return None
+        return bytes(memoryview(buf)[:size]).decode("utf-8")
+    except Exception:  # noqa: BLE001 - rapidyaml refuses it
+        return None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _path(node, *keys):
+    for k in keys:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(k)
+    return node
+
+
+# ---------------------------------------------------------------------------------------
+# Where a JSON path is inside the annotation's text
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DEC = json.JSONDecoder()
+
+
+def _locate(s: str, i: int, path: list, key: bool = False) -> Optional[int]:
+    """Offset in ``s`` of the value at ``path`` inside the JSON value starting at ``i``
+    (of its key when ``key`` and the last step is a field name); None when not found."""
+    try:
+        for depth, step in enumerate(path):
+            i = _WS.match(s, i).end()
+            ch = s[i:i + 1]
+            if ch == "{" and isinstance(step, str):
+                i = _WS.match(s, i + 1).end()
+                found = None
+                while s[i:i + 1] == '"':
+                    kstart = i
+                    k, i = scanstring(s, i + 1)
+                    i = _WS.match(s, i).end() + 1  # the colon
+                    i = _WS.match(s, i).end()
+                    if k == step:
+                        found = (kstart, i)  # the last of duplicate keys wins, as in json.loads
+                    _v, i = _DEC.raw_decode(s, i)
+                    i = _WS.match(s, i).end()
+                    if s[i:i + 1] != ",":
+                        break
+                    i = _WS.match(s, i + 1).end()
+                if found is None:
+                    return None
+                if key and depth == len(path) - 1:
+                    return found[0]
+                i = found[1]
+            elif ch == "[" and isinstance(step, int):
+                i = _WS.match(s, i + 1).end()
+                for _n in range(step):
+                    _v, i = _DEC.raw_decode(s, i)
+                    i = _WS.match(s, i).end()
+                    if s[i:i + 1] != ",":
+                        return None
+                    i = _WS.match(s, i + 1).end()
+            else:
+                return None
+        return _WS.match(s, i).end()
+    except (ValueError, IndexError, RecursionError):
+        return None
+
+
+def _dotted(path) -> str:
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", p):
+            out += f".{p}" if out else p
+        else:
+            out += f"[{json.dumps(p)}]"
+    return out or "the object"
+
+
+def _show(v: Any, limit: int = 60) -> str:
+    try:
+        s = json.dumps(v, ensure_ascii=False)
+    except (TypeError, ValueError):
+        s = str(v)
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+_JTYPE = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "an integer", float: "a number",
+          type(None): "null"}
+
+
+def _jtype(v: Any) -> str:
+    return _JTYPE.get(type(v), "a value")
+
+
+def _want_type(t: Any) -> str:
+    ts = t if isinstance(t, list) else [t]
+    names = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
+             "number": "a number", "boolean": "a boolean", "null": "null"}
+    return " or ".join(names.get(x, str(x)) for x in ts)
+
+
+def _problem(err) -> Optional[str]:
+    """What is wrong, in words, for a jsonschema error (None: not reported)."""
+    v, val, inst = err.validator, err.validator_value, err.instance
+    where = _dotted(list(err.absolute_path))
+    if v == "type":
+        if val == ["integer", "string"]:
+            return f"{where} is {_jtype(inst)} ({_show(inst)}); the schema wants an integer or a string (int-or-string)"
+        return f"{where} is {_jtype(inst)} ({_show(inst)}); the schema wants {_want_type(val)}"
+    if v == "required":
+        missing = [r for r in val if isinstance(inst, dict) and r not in inst]
+        path = list(err.absolute_path)
+        return (f"{_dotted(path + [missing[0]]) if missing else where} is required by the schema and missing"
+                if len(missing) <= 1 else
+                f"{where} lacks the required fields {', '.join(missing)}")
+    if v == "enum":
+        allowed = ", ".join(_show(x, 40) for x in val[:12]) + (", ..." if len(val) > 12 else "")
+        return f"{where} is {_show(inst)}, not one of the values the schema allows ({allowed})"
+    if v == "pattern":
+        return f"{where} is {_show(inst)}, which does not match the schema's pattern {_show(val, 80)}"
+    if v == "format":
+        return f"{where} is {_show(inst)}, which is not a valid {val} (the schema's format)"
+    if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        word = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}[v]
+        return f"{where} is {_show(inst)}; the schema wants {word} {val}"
+    if v in ("minLength", "maxLength"):
+        return f"{where} has {len(inst)} characters; the schema wants {'at least' if v == 'minLength' else 'at most'} {val}"
+    if v in ("minItems", "maxItems"):
+        return f"{where} has {len(inst)} items; the schema wants {'at least' if v == 'minItems' else 'at most'} {val}"
+    if v in ("minProperties", "maxProperties"):
+        return f"{where} has {len(inst)} fields; the schema wants {'at least' if v == 'minProperties' else 'at most'} {val}"
+    if v == "multipleOf":
+        return f"{where} is {_show(inst)}; the schema wants a multiple of {val}"
+    if v in ("anyOf", "oneOf"):
+        return f"{where} is {_show(inst)}, which matches {'none' if v == 'anyOf' else 'not exactly one'} of the schema's {v} alternatives"
+    if v == "not":
+        return f"{where} is {_show(inst)}, which the schema's 'not' excludes"
+    return None
+
+
+@rule(RID, "error", "An alm-examples entry does not validate against its CRD version's openAPIV3Schema", category="csv", mixed=True,
+      refused_by=[
+          refusal("api-server", "the API server validates a created custom resource against the openAPIV3Schema of its CRD "
+                  "version (types, required, enum, pattern, bounds, nullable) and refuses it on any violation; creating the "
+                  "console's example fails", VALIDATION_SRC),
+          refusal("api-server", "the API server checks the formats listed here (date, date-time, ipv4, ipv6, cidr, byte, "
+                  "email, uri, duration, uuid) and refuses values that do not parse", FORMATS_SRC),
+      ])
+def alm_examples_schema(bundle: Bundle, ctx):
+    """
+    What: each example in the CSV's `alm-examples` is validated against the
+    `openAPIV3Schema` of the bundle's CRD version it names (kind and group/version;
+    `spec.versions[].schema` in apiextensions.k8s.io/v1, `spec.validation` or the
+    per-version schema in v1beta1), as the API server validates a created object: types,
+    required fields (a field with a default counts as present: defaults are applied first),
+    enum, pattern, the formats Kubernetes checks (date, date-time, ipv4, ipv6, cidr, byte,
+    email, uri, duration, uuid; others are ignored, as the API server ignores them), minimum
+    and maximum (exclusive too), length and item bounds, `x-kubernetes-int-or-string`,
+    `nullable`, `x-kubernetes-preserve-unknown-fields` and `x-kubernetes-embedded-resource`.
+    `metadata` (name, namespace, labels: ObjectMeta) and a `status` the status subresource
+    resets are not checked against the schema. An example of a version the CRD does not serve
+    is an error too. CEL rules (`x-kubernetes-validations`) are not evaluated. At most 10
+    findings per example and 40 per bundle are reported, and an example whose schema
+    reaches more than 60,000 schema nodes or 80 levels is not checked.
+
+    Why: the console offers every example as the starting object of "Create instance": an
+    example the API server refuses (its validation of the CRD's schema) is the first thing a
+    new user of the operator meets, as an error. A field the schema does not declare (where
+    it does not preserve unknown fields) is not refused but silently pruned by the API server:
+    the setting the example shows has no effect (a warning).
+
+    Fix: make the example match the CRD's schema at the position shown (the JSON path is in
+    the message): the right type, an allowed value, the missing required field; remove or
+    rename a dropped field, or declare it in the CRD.
+
+    Bad:
+        alm-examples: |-
+          [{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"size": "3"}}]
+    Good:
+        alm-examples: |-
+          [{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+            "spec": {"size": 3}}]
+    """
+    csv = the_csv(bundle)
+    if csv is None:
+        return
+    ann = csv.annotations()
+    if ann is None:
+        return
+    node = ann.get("alm-examples")
+    if node is None and ann.get("olm.examples") is not None:
+        node = ann.get("olm.examples")
+    if is_blank(node) or not (isinstance(node, Scalar) and isinstance(node.value, str)):
+        return
+    if not bundle.crds:
+        return
+    doc, err = load_json(csv.file, node)
+    if err is not None or not isinstance(doc, list):
+        return  # the alm-examples rule reports it
+    targets = None
+    sf = csv.file
+    text = node.value
+    positions: list = []
+
+    def at(off: int) -> tuple:
+        if not positions:
+            positions.append(scalar_positions(sf, node) or [])
+        return pos_in(sf, node, off, positions[0])
+
+    budget = [MAX_PER_BUNDLE]
+    for off, item in json_array_items(text):
+        if budget[0] <= 0:
+            return
+        if not isinstance(item, dict):
+            continue
+        av, kind = item.get("apiVersion"), item.get("kind")
+        if not isinstance(av, str) or not isinstance(kind, str):
+            continue
+        g, v = av.split("/", 1) if "/" in av else ("", av)
+        if targets is None:
+            targets = _targets(bundle)
+        t = targets.get((g, v, kind))
+        if t is None:
+            continue  # not a CRD of this bundle (alm-examples reports unowned APIs)
+        md = item.get("metadata")
+        name = md.get("name") if isinstance(md, dict) else None
+        label = f"the {kind} example" + (f" '{name}'" if isinstance(name, str) and name else "")
+        if not t.served:
+            ln, col = at(_locate(text, off, ["apiVersion"]) or off)
+            budget[0] -= 1
+            yield finding(RID, sf, None, f"{label} is written for {av}, a version the CRD {t.crd_name} does not serve "
+                          "(served: false): the API server has no such resource, so creating the example fails. Use a served "
+                          "version's apiVersion (and its schema).", line=ln, column=col)
+            continue
+        yield from _check_example(sf, text, off, item, t, label, at, budget)
+
+
+def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, at, budget: list):
+    got = t.compiled()
+    if got is None:
+        return
+    schema, preserve_all = got
+    data = _prune_nulls(item, schema)
+    if t.status_sub and isinstance(data, dict):
+        data.pop("status", None)  # the status subresource resets it on create
+    val = _validator(schema, preserve_all, data)
+    if val is None:
+        return
+    where = f"the schema of {t.crd_name}, version {t.version}"
+    try:
+        errors = sorted(val.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    except (RecursionError, ValueError, TypeError, OverflowError, MemoryError):
+        return
+    except Exception:  # pragma: no cover - jsonschema internals on odd schemas: never a traceback
+        return
+    count = 0
+    for e in errors:
+        if count >= MAX_PER_EXAMPLE or budget[0] <= 0:
+            return
+        path = list(e.absolute_path)
+        if e.validator == "additionalProperties" and isinstance(e.schema, dict) and e.schema.get("x-pruned"):
+            known = e.schema.get("properties") or {}
+            extra = [k for k in e.instance if k not in known] if isinstance(e.instance, dict) else []
+            if not extra:
+                continue
+            o = _locate(text, off, path + [extra[0]], key=True)
+            ln, col = at(o if o is not None else off)
+            names = ", ".join(_dotted(path + [k]) for k in extra[:8]) + (", ..." if len(extra) > 8 else "")
+            one = len(extra) == 1
+            count += 1
+            budget[0] -= 1
+            yield finding(RID, sf, None, f"{label}: {names} {'is' if one else 'are'} not in {where}, so the API server drops "
+                          f"{'this field' if one else 'these fields'} when the example is created and the setting has no "
+                          "effect. Fix the spelling or the nesting, remove it, or declare it in the CRD.",
+                          severity="warning", line=ln, column=col)
+            continue
+        what = _problem(e)
+        if what is None:
+            continue
+        o = _locate(text, off, path)
+        ln, col = at(o if o is not None else off)
+        count += 1
+        budget[0] -= 1
+        yield finding(RID, sf, None, f"{label}: {what} ({where}): the API server refuses to create it, so the console's "
+                      "Create form built from this example fails. Correct the value in alm-examples.", line=ln, column=col)
