@@ -15,12 +15,9 @@ import time
 from typing import Optional
 
 from . import __version__
+from .usage import Usage
 
 FORMATS = ("text", "json", "sarif", "github")
-
-
-class Usage(Exception):
-    pass
 
 
 def _parser() -> argparse.ArgumentParser:
