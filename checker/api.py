@@ -88,8 +88,11 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     ctx = Context(config=cfg, profile=profile, target=target)
     cache = None
     if cache_dir:
-        from .cache import Cache
+        from .cache import Cache, unsafe_reason
 
+        reason = unsafe_reason(cache_dir, list(paths) + [root])
+        if reason is not None:
+            raise CheckError(f"--cache {cache_dir}: refused: {reason}")
         try:
             cache = Cache(cache_dir)
         except (OSError, Exception) as e:  # sqlite3.Error included

@@ -26,24 +26,31 @@ it read them (``load.Reader.digests``), instead of the whole catalog being hashe
 
 Storage: one SQLite database, ``DIR/olm-check-cache.sqlite``, written by the main process
 (and the short-lived processes that hash files: ``prepare``). A result no run has read or
-written for 30 days is dropped when a run closes the cache. The stored results are Python pickles: point ``--cache`` only at a directory you
-trust, as you would a build cache (a GitHub Actions cache restored for the same branch).
+written for 30 days is dropped when a run closes the cache.
+
+What is stored is plain data: each result is JSON (``encode``) that reading turns back into
+strings, numbers, lists and the few result classes only (``decode``), never a pickle, which
+runs whatever it names when it is read. A damaged or crafted entry is a miss. Still, whoever
+can write the cache can forge results (a key is computable from the tree), so a directory
+inside the checked tree, or one git tracks, is refused (``unsafe_reason``): a pull request
+could commit one.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import mmap
 import os
-import pickle
 import sqlite3
 import stat
+import subprocess
 import time
 from typing import Optional
 
 from . import __version__
 from .load import stat_signature
 
-SCHEMA = 3
+SCHEMA = 4  # 4: results are JSON (``encode``); 3 and before held pickles, never read now
 MAX_AGE = 30 * 86400  # results unused for 30 days are dropped
 _CODE_DIGEST: Optional[str] = None
 
@@ -72,6 +79,193 @@ def code_digest() -> str:
     return _CODE_DIGEST
 
 
+def unsafe_reason(directory: str, checked: list) -> Optional[str]:
+    """Why ``directory`` must not hold the cache of a run checking ``checked`` (paths), or
+    None. Whoever writes the cache decides what a run reports for the bundles it answers
+    (keys are computable from the tree): a directory inside a checked tree, or one holding a
+    file git tracks, could come from the pull request being checked. Refused, not skipped:
+    a cache that silently does nothing would hide the mistake in the workflow."""
+    cache = os.path.realpath(directory)
+    for p in checked:
+        top = os.path.realpath(p)
+        if not os.path.isdir(top):
+            top = os.path.dirname(top)
+        trees = [top]
+        d = top  # below a catalog repository's operators/ (an operator, a bundle, a file of
+        for _ in range(4):  # one): the run reads the repository's ci.yaml and catalogs/ too
+            if os.path.basename(d) == "operators":
+                trees.append(os.path.dirname(d))
+                break
+            d = os.path.dirname(d)
+        for t in trees:
+            if cache == t or cache.startswith(t.rstrip(os.sep) + os.sep):
+                return (f"it is inside the checked tree {p if t == top else t}, where a pull request could put one: "
+                        "use a directory outside it (e.g. ~/.cache/olm-check)")
+    tracked = _git_tracked(cache)
+    if tracked:
+        return (f"git tracks {tracked} in it, so a commit could put one there: "
+                "use a directory outside the work tree, or one git does not track")
+    return None
+
+
+def _git_tracked(directory: str) -> Optional[str]:
+    """A file git tracks in ``directory`` (or why git cannot tell, when it is inside a work
+    tree), or None: no work tree, or nothing tracked there."""
+    if not os.path.isdir(directory):
+        return None  # not made yet: it holds nothing of a checkout
+    p = directory
+    while not os.path.exists(os.path.join(p, ".git")):  # no work tree around it: no git run
+        parent = os.path.dirname(p)
+        if parent == p:
+            return None
+        p = parent
+    try:
+        got = subprocess.run(["git", "-C", directory, "ls-files", "-z", "--", "."], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "files (git cannot be run to tell which)"
+    if got.returncode != 0:
+        return "files (git cannot tell which: " + (got.stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[0] + ")"
+    first = got.stdout.split(b"\0", 1)[0]
+    return os.fsdecode(first) if first else None
+
+
+# -- stored results: plain data --------------------------------------------------------------
+# A stored result is JSON text that only ever becomes plain values (str, int, float, bool,
+# None, list) and the few classes listed in ``_classes``, built from their fields: nothing in
+# it names code to run, unlike a pickle, whose loading calls whatever it names. Every JSON
+# object in it is a one-key tag: "t" tuple, "s" set, "z" frozenset, "d" dict (as [key, value]
+# pairs, so keys keep their type), or a class's letter with its field values in order.
+_CLASSES: Optional[dict] = None
+
+
+def _classes() -> dict:
+    """tag -> (class, field names) (late: the engine imports this module's users)."""
+    global _CLASSES
+    if _CLASSES is None:
+        from dataclasses import fields
+
+        from .engine import BundleResult
+        from .finding import Finding, Fix
+        from .model import BundleFacts, Pos
+
+        _CLASSES = {tag: (cls, tuple(f.name for f in fields(cls)))
+                    for tag, cls in (("R", BundleResult), ("F", Finding), ("X", Fix), ("P", Pos), ("B", BundleFacts))}
+    return _CLASSES
+
+
+class NotPlainData(TypeError):
+    """A result holding a value the cache cannot store as plain data (it is not cached)."""
+
+
+def encode(value) -> bytes:
+    """``value`` as the cache stores it (see ``_classes``); ``NotPlainData`` for anything else."""
+    tags = {cls: (tag, names) for tag, (cls, names) in _classes().items()}
+    plain = (str, int, float, bool, type(None))
+
+    def enc(v):
+        t = type(v)
+        if t in plain:
+            return v
+        if t is list:
+            return [x if type(x) is str else enc(x) for x in v]
+        if t is tuple:
+            return {"t": [enc(x) for x in v]}
+        if t is dict:
+            return {"d": [[enc(k), enc(x)] for k, x in v.items()]}
+        got = tags.get(t)
+        if got is not None:
+            return {got[0]: [enc(getattr(v, n)) for n in got[1]]}
+        if t is set or t is frozenset:
+            return {"s" if t is set else "z": [enc(x) for x in sorted(v, key=repr)]}
+        raise NotPlainData(f"cannot store a {t.__name__}")
+
+    try:
+        return json.dumps(enc(value), separators=(",", ":")).encode("ascii")
+    except (RecursionError, ValueError) as e:  # nested too deep; a cycle
+        raise NotPlainData(str(e)) from None
+
+
+def decode(data: bytes, check: bool = True):
+    """What ``encode`` stored. Raises ``ValueError`` for anything else (a damaged or crafted
+    entry: a miss), including -- with ``check`` -- a class's field of the wrong type where the
+    report relies on the type (a finding's text, position and releases). Without ``check``
+    (what a worker of this run just encoded) the values come back as they were sent, as a
+    pickle would bring them: a rule's odd value reaches the report as it always did, and the
+    cache, which checks, answers that bundle no more."""
+    classes = _classes()
+
+    def hook(obj: dict):
+        if len(obj) != 1:
+            raise ValueError("not a stored value")
+        (tag, v), = obj.items()
+        if type(v) is not list:
+            raise ValueError("not a stored value")
+        if tag == "t":
+            return tuple(v)
+        if tag == "d":
+            return {_key(k): x for k, x in _pairs(v)}
+        if tag == "s":
+            return {_key(x) for x in v}
+        if tag == "z":
+            return frozenset(_key(x) for x in v)
+        got = classes.get(tag)
+        if got is None or len(v) != len(got[1]):
+            raise ValueError(f"not a stored value: {tag!r}")
+        out = got[0](*v)
+        if check:
+            _valid(tag, out, classes)
+        return out
+
+    try:
+        return json.loads(data, object_hook=hook)
+    except (TypeError, RecursionError, UnicodeDecodeError) as e:
+        raise ValueError(str(e)) from None
+
+
+def _pairs(v: list):
+    for p in v:
+        if type(p) is not list or len(p) != 2:
+            raise ValueError("not a stored mapping")
+        yield p
+
+
+def _key(k):
+    try:
+        hash(k)
+    except TypeError:
+        raise ValueError("not a stored key") from None
+    return k
+
+
+_OPT_STR = (str, type(None))
+
+
+def _valid(tag: str, v, classes: dict) -> None:
+    """The types the report and the repository rules rely on (a miss otherwise, never a
+    traceback later)."""
+    if tag == "F":
+        ok = (type(v.rule) is str and type(v.message) is str and type(v.path) is str
+              and type(v.line) is int and type(v.column) is int and type(v.severity) in _OPT_STR
+              and type(v.ocp_versions) is list and all(type(x) is str for x in v.ocp_versions)
+              and type(v.bundle) in _OPT_STR and (v.fix is None or type(v.fix) is classes["X"][0]))
+    elif tag == "X":
+        ok = type(v.line) is int and type(v.replacement) is str and type(v.description) is str
+    elif tag == "P":
+        ok = type(v.path) is str and type(v.line) is int and type(v.column) is int
+    elif tag == "R":
+        finding = classes["F"][0]
+        ok = (type(v.rel) is str and type(v.findings) is list and type(v.ignores) is dict
+              and (v.facts is None or type(v.facts) is classes["B"][0])
+              and all(type(f) is finding for f in v.findings)
+              and all(type(p) is str and type(ls) is dict and all(type(n) is int and type(t) is str for n, t in ls.items())
+                      for p, ls in v.ignores.items()))
+    else:  # "B": what every repository rule reads first
+        ok = (type(v.rel) is str and type(v.checked) is bool and type(v.crds) is dict and type(v.extra) is dict
+              and type(v.ocp_versions) is list and type(v.ocp_installable) is list)
+    if not ok:
+        raise ValueError(f"not a stored value: {tag!r} of the wrong types")
+
+
 class _Parts(list):
     """Collects what ``Cache._entry`` hashes (it calls ``update``), to hash it later."""
 
@@ -89,9 +283,10 @@ class Cache:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
         row = self.db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
-        if row is None or row[0] != str(SCHEMA):  # another layout: start again
-            self.db.execute("DROP TABLE IF EXISTS files")
-            self.db.execute("DROP TABLE IF EXISTS results")
+        if row is None or row[0] != str(SCHEMA):  # another layout: start again, reading nothing of it
+            # (a new database may already hold the snapshots table, made by this run)
+            for table in ("files", "results", "runs") + (("snapshots",) if row is not None else ()):
+                self.db.execute(f"DROP TABLE IF EXISTS {table}")
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA),))
         self.db.execute("CREATE TABLE IF NOT EXISTS files (path BLOB PRIMARY KEY, st TEXT, digest BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS results (key BLOB PRIMARY KEY, data BLOB, used REAL)")
@@ -373,14 +568,20 @@ class Cache:
         if row is None:
             return None
         try:
-            got = pickle.loads(row[0])
-        except Exception:  # a damaged entry is a miss
+            got = decode(row[0])
+        except ValueError:  # a damaged or crafted entry is a miss
+            return None
+        finding = _classes()["F"][0]
+        if type(got) is not list or not all(type(f) is finding for f in got):
             return None
         self._used.append(key)
         return got
 
     def put_operator(self, key: bytes, findings: list) -> None:
-        self._new_results.append((key, pickle.dumps(findings, protocol=pickle.HIGHEST_PROTOCOL), time.time()))
+        try:
+            self._new_results.append((key, encode(findings), time.time()))
+        except NotPlainData:  # not cached: checked again next time
+            pass
 
     def release_memos(self) -> None:
         """Drop the run's memos (file digests by stat signature, directory digests) once every
@@ -401,19 +602,26 @@ class Cache:
             self.misses += 1
             return None
         try:
-            res = pickle.loads(row[0])
-        except Exception:  # a damaged entry is a miss
+            res = decode(row[0])
+        except ValueError:  # a damaged or crafted entry is a miss
+            res = None
+        if type(res) is not _classes()["R"][0]:
             self.misses += 1
             return None
         self.hits += 1
         self._used.append(k)
         return res
 
-    def put(self, ref, checked: bool, repo, ctx, result, pickled: Optional[bytes] = None) -> None:
-        """Store a result (``pickled``: its pickle, when the worker made one)."""
+    def put(self, ref, checked: bool, repo, ctx, result, encoded: Optional[bytes] = None) -> None:
+        """Store a result (``encoded``: its ``encode``, when the worker made it). A result
+        holding anything but plain data (``NotPlainData``) is not stored."""
         k = self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx)
-        data = pickled if pickled is not None else pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        self._new_results.append((k, data, time.time()))
+        if encoded is None:
+            try:
+                encoded = encode(result)
+            except NotPlainData:
+                return
+        self._new_results.append((k, encoded, time.time()))
         if len(self._new_results) >= 500:
             self.flush()
 

@@ -173,6 +173,12 @@ def cmd_check(args) -> int:
             changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
         except ChangeError as e:
             raise Usage(f"--changed-since {args.changed_since}: {e}")
+    if args.cache:  # before its snapshots are read (``api.check`` says the same of its results)
+        from .cache import unsafe_reason
+
+        reason = unsafe_reason(args.cache, paths + [repo_root(paths)])
+        if reason is not None:
+            raise Usage(f"--cache {args.cache}: refused: {reason}")
     snap = _snapshot(args, paths, jobs) if args.cache and changes is None else None
     if snap is not None:
         snaps, key, racy = snap

@@ -121,27 +121,42 @@ def run_task(task: tuple, repo, ctx, keys=None) -> tuple:
     return kind, got, made
 
 
+def _pack(res) -> tuple:
+    """A ``BundleResult`` as a worker sends it: (True, its ``cache.encode``: plain data, what
+    the result cache stores, so the parent does not encode it again) or, for a result that
+    holds something else, (False, its pickle: sent, never stored)."""
+    from .cache import NotPlainData, encode
+
+    try:
+        return True, encode(res)
+    except NotPlainData:
+        return False, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def _work(task: tuple) -> tuple:
-    """``run_task`` in a worker, each ``BundleResult`` pickled here: the parent unpickles it
-    once and keeps the bytes for the result cache, instead of pickling it again."""
+    """``run_task`` in a worker, each ``BundleResult`` packed here (``_pack``)."""
     repo, ctx = _STATE
     kind, payload, made = run_task(task, repo, ctx, _KEYS)
     if kind == "bundle":
         i, res = payload
-        return kind, (i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)), made
+        return kind, (i, _pack(res)), made
     name, out, findings = payload
-    return kind, (name, [(i, pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)) for i, res in out], findings), made
+    return kind, (name, [(i, _pack(res)) for i, res in out], findings), made
 
 
 def _results(pairs: list) -> list:
-    """[(index, BundleResult, its pickle)] from a worker's [(index, pickle)]."""
-    return [(i, pickle.loads(blob), blob) for i, blob in pairs]
+    """[(index, BundleResult, its cache encoding or None)] from a worker's [(index, _pack)]:
+    what a worker of this run sent (a pickle only from a worker, never from storage)."""
+    from .cache import decode
+
+    return [(i, decode(blob, check=False), blob) if plain else (i, pickle.loads(blob), None) for i, (plain, blob) in pairs]
 
 
 def map_tasks(tasks: list, repo, ctx, jobs: int = 1, keys=None) -> Iterator[tuple]:
     """For each task, as they finish (in worker processes when ``jobs`` > 1): ``("bundle",
-    [(index, BundleResult, pickle or None)], [], None, made)`` or ``("operator", [...],
-    repository findings, name, made)`` -- the pickle, made in the worker, when there is one;
+    [(index, BundleResult, encoded or None)], [], None, made)`` or ``("operator", [...],
+    repository findings, name, made)`` -- ``encoded``: its ``cache.encode``, made in the
+    worker, when there is one;
     ``made``: with ``keys`` (the result cache, when ``Cache.defer`` said so), the cache keys
     made where the task ran (``run_task``)."""
     global _STATE, _KEYS

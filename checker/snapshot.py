@@ -28,6 +28,7 @@ would cost more than checking it).
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
 from operator import itemgetter
 import os
@@ -39,7 +40,7 @@ from typing import Iterable, Optional
 
 from .cache import Cache, code_digest
 
-SCHEMA = 1
+SCHEMA = 2  # 2: the racily clean files' digests are stored as JSON (1: marshal, never read now)
 KEEP = 8  # snapshots kept (the most recently used)
 RACY_NS = 2_000_000_000
 MAX_RACY = 2000
@@ -190,12 +191,14 @@ class Snapshots:
             return None
         if row is None:
             return None
-        try:
-            racy = marshal.loads(row[3])
+        try:  # plain data only (JSON): what a cache holds must never run when it is read
+            racy = [(p, bytes.fromhex(d)) for p, d in json.loads(row[3])]
             if content_digests([p for p, _ in racy]) != racy:
                 return None
             summary = zlib.decompress(row[2]).decode("utf-8") if row[2] is not None else None
-        except (zlib.error, UnicodeDecodeError, EOFError, ValueError, TypeError):
+            if type(row[0]) is not int:
+                return None
+        except (zlib.error, UnicodeDecodeError, EOFError, ValueError, TypeError, RecursionError):
             return None
         self.db.execute("UPDATE snapshots SET used=? WHERE key=?", (time.time(), key))
         self.db.commit()
@@ -205,12 +208,12 @@ class Snapshots:
         """``output``: the report, zlib-compressed (``Recorder``); ``racy``: ``content_digests``
         of the walk's racily clean files, taken before the run read them."""
         row = (key, code, output, zlib.compress(summary.encode("utf-8"), 1) if summary is not None else None,
-               marshal.dumps(racy, 4), time.time())
+               json.dumps([(p, d.hex()) for p, d in racy]), time.time())
         try:
             try:
                 self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?, ?)", row)
             except sqlite3.OperationalError:  # a table of another layout
-                self.db.execute("DROP TABLE snapshots")
+                self.db.execute("DROP TABLE IF EXISTS snapshots")
                 self.db.execute(_TABLE)
                 self.db.execute("INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?)", row)
             self.db.execute("DELETE FROM snapshots WHERE key NOT IN (SELECT key FROM snapshots ORDER BY used DESC LIMIT ?)", (KEEP,))

@@ -400,9 +400,10 @@ def _snapshot_of(argv, cwd):
 def test_run_snapshot_answers_the_same_command_on_an_unchanged_tree(catalog, tmp_path):
     """The second identical run is answered from the snapshot (same report, same exit code,
     the --output file and the step summary written again); any edit is a miss, and the run
-    after it reports what an uncached run does. The cache directory and the --output file
-    live inside the checked tree here: writing them must not count as a change."""
-    argv = ["audit", ".", "--cache", ".olm-check-cache", "--format", "github", "--output", "report.txt"]
+    after it reports what an uncached run does. The --output file lives inside the checked
+    tree here: writing it must not count as a change. (The cache may not: ``test_cache``.)"""
+    cache = str(tmp_path / "cache")
+    argv = ["audit", ".", "--cache", cache, "--format", "github", "--output", "report.txt"]
     summary = tmp_path / "summary.md"
     env = {"GITHUB_STEP_SUMMARY": str(summary)}
     assert _snapshot_of(argv, catalog) is None
@@ -419,7 +420,7 @@ def test_run_snapshot_answers_the_same_command_on_an_unchanged_tree(catalog, tmp
     assert text and text == text[:len(text) // 2] * 2  # the same summary, twice
 
     # another format, profile or target is another snapshot
-    assert _snapshot_of(["audit", ".", "--cache", ".olm-check-cache", "--format", "json", "--output", "report.txt"], catalog) is None
+    assert _snapshot_of(["audit", ".", "--cache", cache, "--format", "json", "--output", "report.txt"], catalog) is None
     assert _snapshot_of(argv + ["--ocp", "4.16"], catalog) is None
 
     # an edit (here: the same length) is a miss, and the report follows the edit
@@ -435,7 +436,7 @@ def test_run_snapshot_answers_the_same_command_on_an_unchanged_tree(catalog, tmp
     # a part of the repository is not snapshotted (the walk would cost more than it saves)
     from checker import cli
 
-    part = cli._parser().parse_args(["audit", "operators/alpha-op", "--cache", ".olm-check-cache"])
+    part = cli._parser().parse_args(["audit", "operators/alpha-op", "--cache", cache])
     assert cli._snapshot(part, part.paths) is None
 
     # a file added anywhere in the tree is a miss too (the checker may read it)
