@@ -371,6 +371,11 @@ def parse_max(value, raw: Optional[str] = None) -> tuple:
         return None, "the value is empty; OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor cluster upgrade. Write \"{major}.{minor}\", e.g. \"4.8\".", None
     v = try_parse_tolerant(text.strip('"'))
     if v is None:
+        short = try_parse_tolerant(s.split("+", 1)[0]) if "+" in s else None
+        if short is not None and not short.pre and short.patch == 0:
+            return None, (f"'{s}' is not a version OLM can parse: its parser (blang/semver ParseTolerant) refuses build metadata "
+                          f"on a version without a patch part; OLM then blocks every minor cluster upgrade. Write "
+                          f"\"{vstr((short.major, short.minor))}\"."), None
         return None, f"'{s}' is not a version OLM can parse; OLM then blocks every minor cluster upgrade. Write \"{{major}}.{{minor}}\", e.g. \"4.8\".", None
     ver = (v.major, v.minor)
     try:
