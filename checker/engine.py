@@ -506,18 +506,20 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
     for f in findings:
         rule = RULES.get(f.rule)
         if rule is not None:
-            base = rule.severity_in(ctx.profile)
-            if base is None:
-                continue
-            sev = f.severity or base
-            if f.severity is None or f.severity == rule.severity:
-                sev = base
+            # the configuration (per path, then per rule) is the user's word and wins over the
+            # profile's default: it turns off a rule the profile reports and sets the severity of
+            # one the profile leaves off (`rules: {feature-annotations-required: error}`)
             override = ctx.config.severity_override(f.rule, f.path)
             if override == "off":
                 continue
             if override is not None:
-                sev = override
-            f.severity = sev
+                f.severity = override
+            else:
+                base = rule.severity_in(ctx.profile)
+                if base is None:
+                    continue
+                if f.severity is None or f.severity == rule.severity:
+                    f.severity = base
         elif f.severity is None:
             f.severity = "error"
         if line_text is not None and f.rule != "internal-error":

@@ -53,6 +53,10 @@ _NODE_START = frozenset(":-[{,?\n")
 _NOT_NAME = frozenset(" \t\r\n,[]{}")
 _MAPPING_LINE = re.compile(r"[^\s#\-\[\]{}|>\"'!&*%@`?,][^\n#]*?:(?:[ \t]|\r?$|\n)")
 _devnull: Optional[int] = None
+# what rapidyaml's JSON does not tell and ``yamlload.parse`` reports (Kubernetes' decoder refuses
+# them): a merge key, a complex ``?`` key, a null key; a value that may hold one is parsed in full
+_KEY_HAZARD = re.compile(r"<<[ \t]*:|(?:^|\n)[ \t]*(?:- +)*\?(?:[ \t]|\r?$|\n)|[{,\[][ \t]*\?[ \t]"
+                         r"|(?:^|[\n{,])[ \t]*(?:- +)*(?:~|null|Null|NULL)[ \t]*:(?:[ \t]|\r?$|\n)")
 
 
 def _key_positions(text: str, keys) -> list:
@@ -229,7 +233,8 @@ _MAX_VERDICTS = 200_000
 
 
 def _value_clean(text: str, room: int, props: bool) -> str:
-    """'ok' when rapidyaml reads ``text`` (a blanked value, on its own) with no repeated key,
+    """'ok' when rapidyaml reads ``text`` (a blanked value, on its own) with no repeated key and
+    nothing ``_KEY_HAZARD`` matches,
     nested at most ``room`` levels deep and, when ``props`` (the text may hold an anchor,
     alias or tag: ``_node_props``), with none in its tree; else why not. Remembered per
     distinct text (``props`` follows from the text)."""
@@ -239,7 +244,7 @@ def _value_clean(text: str, room: int, props: bool) -> str:
     key = (hashlib.sha256(data).digest(), room)
     why = _VERDICTS.get(key)
     if why is None:
-        why = _ryml_clean(data, room, props)
+        why = "key-hazard" if _KEY_HAZARD.search(text) else _ryml_clean(data, room, props)
         if len(_VERDICTS) >= _MAX_VERDICTS:
             _VERDICTS.clear()
         _VERDICTS[key] = why

@@ -134,7 +134,7 @@ class Reader:
         try:
             st = os.lstat(path)
         except OSError as e:
-            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})."))
+            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror}).", severity="warning"))
             return None
         if stat.S_ISLNK(st.st_mode):
             target = os.readlink(path)
@@ -158,8 +158,11 @@ class Reader:
                 f"('{os.path.realpath(path)}'); olm-check does not read outside the tree (a bundle image is built "
                 "from the files themselves). Replace the linked directory with the files."))
             return None
+        if stat.S_ISDIR(st.st_mode):
+            sf.problems.append(Problem("yaml-limits", 1, 1, "this is a directory where a file is expected; there is nothing to read. Replace it with the file.", severity="warning"))
+            return None
         if not stat.S_ISREG(st.st_mode):
-            sf.problems.append(Problem("yaml-limits", 1, 1, "this is not a regular file (a device, socket or pipe); olm-check does not read it. Remove it."))
+            sf.problems.append(Problem("yaml-limits", 1, 1, "this is not a regular file (a device, socket or pipe); olm-check does not read it. Remove it.", severity="warning"))
             return None
         sf.size = st.st_size
         if st.st_size > self.limits.max_file_bytes:
@@ -174,7 +177,7 @@ class Reader:
                 self._last_stat = st  # taken before the read: a later change shows in the signature
                 return fh.read(min(st.st_size, self.limits.max_file_bytes) + 1)
         except OSError as e:
-            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})."))
+            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror}).", severity="warning"))
             return None
 
     def yaml_file(self, path: str, skip: bool = True) -> SourceFile:
@@ -304,16 +307,45 @@ def _annotations(b: Bundle, sf: SourceFile) -> None:
         b.mediatype = ann.str("operators.operatorframework.io.bundle.mediatype.v1")
 
 
+ANNOTATIONS_NAMES = ("annotations.yaml", "annotations.yml")
+
+
+def _linked_out(reader: Reader, b: Bundle, d: str) -> bool:
+    """True when the bundle's directory ``d`` (manifests/ or metadata/) is a symbolic link that
+    leaves the checked tree: recorded as a ``yaml-limits`` problem on it, nothing below it read."""
+    if not os.path.islink(d) or reader.inside(d):
+        return False
+    sf = SourceFile(path=d, rel=reader.rel(d))
+    name = os.path.basename(d)
+    try:
+        target = os.readlink(d)
+    except OSError:
+        target = "?"
+    sf.problems.append(Problem(
+        "yaml-limits", 1, 1,
+        f"{name}/ is a symbolic link to '{target}', outside the checked tree; olm-check does not read it, and a bundle "
+        "image is built from the bundle directory alone (the image builder does not follow links out of its build "
+        f"context), so the image would hold no {name}. Replace the link with the directory and its files."))
+    b.files.append(sf)
+    b.extra.setdefault("refused_dirs", []).append(name)
+    return True
+
+
 def load_bundle(reader: Reader, path: str) -> Bundle:
     """Read one bundle directory (registry+v1, k8s+v1/plain, or half of one)."""
     b = Bundle(path=path, rel=reader.rel(path))
     manifests_dir = os.path.join(path, "manifests")
     metadata_dir = os.path.join(path, "metadata")
 
-    if os.path.isdir(metadata_dir):
+    if os.path.isdir(metadata_dir) and not _linked_out(reader, b, metadata_dir):
         for e in _entries(metadata_dir):
             fp = e.path
             if e.is_dir(follow_symlinks=False):
+                if e.name in ANNOTATIONS_NAMES:
+                    b.layout_problems.append((reader.rel(fp), f"metadata/{e.name} is a directory, not a file: opm finds no "
+                                              "bundle annotations (\"Could not find annotations file\"), so it cannot tell the "
+                                              "bundle's package, channels or format. Replace the directory with the annotations file."))
+                    b.extra["annotations_dir"] = True
                 continue
             if e.name.endswith(YAML_SUFFIXES) or e.is_symlink():
                 sf = reader.yaml_file(fp, skip=False)
@@ -331,7 +363,7 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
             mt = ann.str("operators.operatorframework.io.bundle.mediatype.v1")
             b.mediatype = mt
 
-    if os.path.isdir(manifests_dir):
+    if os.path.isdir(manifests_dir) and not _linked_out(reader, b, manifests_dir):
         for e in _entries(manifests_dir):
             if e.is_dir(follow_symlinks=False):
                 b.layout_problems.append((reader.rel(e.path), "a directory inside manifests/: OLM reads only the files directly in manifests/, so everything in this directory is ignored. Move its files up into manifests/."))

@@ -41,7 +41,7 @@ class SourceFile:
     @property
     def readable(self) -> bool:
         """True when the whole file parsed (rules may trust 'absent' means absent)."""
-        return self.text is not None and not any(p.rule in ("yaml-syntax", "yaml-limits") for p in self.problems)
+        return self.text is not None and not any(p.rule in ("yaml-syntax", "yaml-limits") and getattr(p, "fatal", True) for p in self.problems)
 
     def line_text(self, line: int) -> str:
         if self.text is None or line < 1:

@@ -57,6 +57,9 @@ class Problem:
     column: int
     message: str
     severity: Optional[str] = None  # None: the rule's default
+    # False: the file was still read whole (the problem is one Kubernetes' decoder refuses, but
+    # every node is there, so rules may trust what they read: ``SourceFile.readable``)
+    fatal: bool = True
 
 
 class _Abort(Exception):
@@ -66,6 +69,8 @@ class _Abort(Exception):
 
 STR = "tag:yaml.org,2002:str"
 MERGE = "tag:yaml.org,2002:merge"
+NULL = "tag:yaml.org,2002:null"
+_NULL_TEXTS = frozenset(("", "~", "null", "Null", "NULL"))
 _RESOLVERS = yaml.resolver.Resolver.yaml_implicit_resolvers
 _WILDCARD = _RESOLVERS.get(None, [])
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
@@ -129,7 +134,8 @@ def _scalar(ev: ScalarEvent) -> Scalar:
 
 
 class _Frame:
-    __slots__ = ("node", "is_map", "key", "keys", "weight", "anchor", "skip", "skip_next", "cur", "dup")
+    __slots__ = ("node", "is_map", "key", "keys", "weight", "anchor", "skip", "skip_next", "cur", "dup",
+                 "merge", "maps_only", "start")
 
     def __init__(self, node, is_map, anchor, skip):
         self.node = node  # Mapping/Sequence, or None while skipping
@@ -142,6 +148,9 @@ class _Frame:
         self.skip_next = False
         self.cur = None  # [line, value text] of the key being read
         self.dup = None  # a repeated key waiting for its value
+        self.merge = None  # (line, column) of a merge key ``<<`` waiting for its value
+        self.maps_only = True  # (sequence) every item so far is a mapping (a merge key's list)
+        self.start = None  # (line, column) where the collection starts
 
 
 _NO_KEY = object()
@@ -169,24 +178,42 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
     stack: list[_Frame] = []
     root: Optional[Node] = None
 
-    def attach(frame: Optional[_Frame], node: Optional[Node], weight: int, scalar_ev=None):
+    def attach(frame: Optional[_Frame], node: Optional[Node], weight: int, scalar_ev=None, kind=None, pos=None):
         """Give a finished node (or, when skipping, its weight) to its parent. ``scalar_ev``
-        is the scalar's event when the thing attached is a scalar that was not built."""
+        is the scalar's event when the thing attached is a scalar that was not built.
+        ``kind``: what was attached, when neither tells ("mapping", "sequence", or
+        "sequence-of-maps": a list whose items are all mappings; None: unknown); ``pos``:
+        its (line, column), when ``node`` does not have it."""
         nonlocal root
         if frame is None:
             root = node
             return
         frame.weight += weight
+        if kind is None:
+            kind = "scalar" if scalar_ev is not None else (node.kind if node is not None else None)
         if frame.is_map:
             if frame.key is None:
                 # this node is a key
                 text_key = None
                 if scalar_ev is not None:
                     text_key = scalar_ev.value
+                    if text_key == "<<" and ((scalar_ev.implicit[0] and not scalar_ev.style) or scalar_ev.tag == MERGE):
+                        frame.merge = (scalar_ev.start_mark.line + 1, scalar_ev.start_mark.column + 1)
+                    elif (scalar_ev.tag == NULL or (not scalar_ev.tag and scalar_ev.implicit[0] and not scalar_ev.style
+                                                     and text_key in _NULL_TEXTS)):
+                        m = scalar_ev.start_mark
+                        problems.append(_null_key(m.line + 1, m.column + 1))
                 elif isinstance(node, Scalar):
                     text_key = node.raw
+                    if node.tag == MERGE and node.style is None:
+                        frame.merge = (node.line, node.col)
+                    elif node.value is None and node.tag == NULL:
+                        problems.append(_null_key(node.line, node.col))
+                elif kind in ("mapping", "sequence", "sequence-of-maps"):
+                    line, col = (node.line, node.col) if node is not None else (pos or (1, 1))
+                    problems.append(_collection_key(line, col, kind))
                 frame.cur = None
-                if text_key is not None:
+                if text_key is not None and frame.merge is None:  # merge keys may repeat (go-yaml, yamllint)
                     prev = frame.keys.get(text_key)
                     if prev is not None:
                         line = (scalar_ev.start_mark.line + 1) if scalar_ev is not None else node.line
@@ -203,6 +230,10 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 key = frame.key
                 frame.key = None
                 frame.skip_next = False
+                if frame.merge is not None:
+                    if kind not in ("mapping", "sequence-of-maps", None):
+                        problems.append(_bad_merge(frame.merge[0], frame.merge[1], kind))
+                    frame.merge = None
                 vtext = scalar_ev.value if scalar_ev is not None else (node.raw if isinstance(node, Scalar) else None)
                 if frame.cur is not None:
                     frame.cur[1] = vtext
@@ -214,19 +245,22 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                             "yaml-duplicate-key", line, col,
                             f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with the same value; "
                             "loaders keep one, so nothing is lost today, but the next edit to one copy will be silently "
-                            "ignored. Remove the repeated key.", severity="warning"))
+                            "ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove the repeated "
+                            "key.", severity="warning"))
                     else:
                         problems.append(Problem(
                             "yaml-duplicate-key", line, col,
                             f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with a different value; "
-                            "YAML loaders silently keep only the last one, so the first is lost. Remove or merge one "
-                            "of them."))
+                            "YAML loaders silently keep only the last one, so the first is lost, and the catalog "
+                            "pipeline's yamllint (key-duplicates) fails the pull request. Remove or merge one of them."))
                 if frame.node is not None and key is not _NO_KEY and node is not None:
                     if isinstance(key, Scalar) and key.tag == "tag:yaml.org,2002:merge" and key.style is None:
                         _merge(frame.node, node)
                     else:
                         frame.node.add(key, node)
         else:
+            if kind is not None and kind != "mapping":
+                frame.maps_only = False
             if frame.node is not None and node is not None:
                 frame.node.items.append(node)
 
@@ -246,12 +280,13 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                     node = _scalar(ev)
                     if not parent.is_map:
                         parent.weight += 1
+                        parent.maps_only = False
                         parent.node.items.append(node)
                         continue
                     key = parent.key
                     if key is None:
                         text_key = node.raw
-                        if text_key not in parent.keys:
+                        if text_key not in parent.keys and node.value is not None and text_key != "<<":
                             parent.weight += 1
                             parent.cur = cur = [node.line, None]
                             parent.keys[text_key] = cur
@@ -297,6 +332,7 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 skip = parent is not None and (parent.skip or (parent.skip_next and parent.key is not None))
                 if skip:
                     frame = _Frame(None, is_map, ev.anchor, True)
+                    frame.start = (ev.start_mark.line + 1, ev.start_mark.column + 1)
                     if parent is not None and not parent.skip:
                         m = ev.start_mark
                         # the placeholder handed to the parent when the subtree ends
@@ -315,7 +351,9 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 node = frame.node if not frame.skip else placeholder
                 if anchor:
                     anchors[anchor] = (node, frame.weight)
-                attach(stack[-1] if stack else None, node, frame.weight)
+                attach(stack[-1] if stack else None, node, frame.weight,
+                       kind="mapping" if frame.is_map else ("sequence-of-maps" if frame.maps_only else "sequence"),
+                       pos=frame.start)
             elif cls is AliasEvent:
                 target = anchors.get(ev.anchor)
                 if target is None:
@@ -326,6 +364,7 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                         "(an anchor cannot refer to itself). Nothing in this file can be read until it is fixed: "
                         f"define '&{_short(ev.anchor)}' earlier or write the value out."))
                 node, weight = target
+                akind = node.kind if node is not None else None
                 alias_nodes += weight
                 if alias_nodes > limits.max_alias_nodes:
                     m = ev.start_mark
@@ -339,7 +378,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                         node = Skipped(ev.start_mark.line + 1, ev.start_mark.column + 1, node.kind if node.kind in ("mapping", "sequence") else "scalar")
                     else:
                         node = None
-                attach(parent, node, weight, None)
+                attach(parent, node, weight, None, kind=akind,
+                       pos=(ev.start_mark.line + 1, ev.start_mark.column + 1))
             elif cls is DocumentStartEvent:
                 root = None
                 anchors = {}
@@ -378,13 +418,42 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
 _LIBYAML_MAX_NEST = 1000  # libyaml 0.2.6's own nesting limit
 
 
+_DECODER = ("Kubernetes' YAML decoder (sigs.k8s.io/yaml on go-yaml v2, which opm, operator-sdk's bundle "
+            "validation, OLM and kubectl use) refuses the whole file")
+
+
+def _bad_merge(line: int, col: int, kind: Optional[str]) -> Problem:
+    what = {"scalar": "a single value", "sequence": "a list, or an alias, that is not a mapping"}.get(kind or "", "something other than a mapping")
+    return Problem(
+        "yaml-syntax", line, col,
+        f"the merge key '<<' here is given {what}; a merge takes a mapping, a list of mappings or an alias to one. "
+        f"{_DECODER} (\"map merge requires map or sequence of maps as the value\"), so opm and OLM never see this "
+        "object. Merge an anchored mapping (<<: *defaults) or write the keys out; quote '\"<<\"' if it is meant as a key.",
+        fatal=False)
+
+
+def _collection_key(line: int, col: int, kind: str) -> Problem:
+    what = "a mapping" if kind == "mapping" else "a list"
+    return Problem(
+        "yaml-syntax", line, col,
+        f"this mapping key is {what} (a complex '? ' key); Kubernetes turns YAML into JSON, whose keys are strings, and "
+        f"{_DECODER} (\"invalid map key\"). Write the key as a string.", fatal=False)
+
+
+def _null_key(line: int, col: int) -> Problem:
+    return Problem(
+        "yaml-syntax", line, col,
+        f"this mapping key is null (empty, '~' or 'null'); JSON keys are strings, and {_DECODER} "
+        "(\"unsupported map key of type: <nil>\"). Name the key, or quote it (\"null\") if that text is meant.", fatal=False)
+
+
 def _too_deep(line: int, col: int, depth: int) -> Problem:
     fix = ("raise limits.max_depth in .olm-check.yaml if it is genuine" if depth < _LIBYAML_MAX_NEST
            else "libyaml, the YAML parser, reads no deeper")
     return Problem(
         "yaml-limits", line, col,
-        f"the file nests deeper than {depth} levels here; olm-check refuses it to protect itself (no real "
-        f"manifest nests this deep). Flatten the structure, or {fix}.")
+        f"the file nests deeper than {depth} levels here; olm-check stops reading it to protect itself (no real "
+        f"manifest nests this deep), so nothing in it is checked. Flatten the structure, or {fix}.", severity="warning")
 
 
 def _merge(target: Mapping, source: Node) -> None:
@@ -417,8 +486,8 @@ def decode(data: bytes) -> tuple[Optional[str], Optional[Problem]]:
         if data.startswith(bom):
             return None, Problem(
                 "yaml-limits", 1, 1,
-                f"the file is encoded as {enc} (it starts with a {enc} byte order mark); opm, OLM and catalog "
-                "tooling read manifests as UTF-8. Re-save the file as UTF-8.")
+                f"the file is encoded as {enc} (it starts with a {enc} byte order mark); olm-check reads only UTF-8, "
+                "so nothing in it is checked, and Kubernetes tooling expects UTF-8. Re-save the file as UTF-8.", severity="warning")
     if b"\x00" in data[:8192]:
         return None, Problem("yaml-limits", 1, 1, "this is a binary file, not YAML text; olm-check does not read it. Remove it from the bundle or replace it with the YAML it should be.")
     if data.startswith(b"\xef\xbb\xbf"):

@@ -121,21 +121,21 @@ CASES = [
     Case("alias-bomb", {"manifests/bomb.yaml": _alias_bomb()},
          [("yaml-limits", "manifests/bomb.yaml", 6, "error")]),
     Case("nesting-5000", {"manifests/deep.yaml": _nested(5000)},
-         [("yaml-limits", "manifests/deep.yaml", 6, "error")]),
+         [("yaml-limits", "manifests/deep.yaml", 6, "warning")]),  # only olm-check stops: not read, not refused
     Case("nesting-50-default-limit", {"manifests/deep.yaml": _nested(50)}, [], quiet=["manifests/deep.yaml"]),
     Case("nesting-50-max-depth-32", {"manifests/deep.yaml": _nested(50)},
-         [("yaml-limits", "manifests/deep.yaml", 6, "error")], config="limits: {max_depth: 32}\n"),
+         [("yaml-limits", "manifests/deep.yaml", 6, "warning")], config="limits: {max_depth: 32}\n"),
     Case("file-50mb", {"manifests/big.yaml": _big}, [("yaml-limits", "manifests/big.yaml", 1, "error")]),
     Case("binary", {"manifests/logo.yaml": bytes(range(256)) * 8}, [("yaml-limits", "manifests/logo.yaml", 1, "error")]),
     Case("not-utf8", {"manifests/cm.yaml": CM.encode().replace(b"name: settings", b"name: caf\xe9")},
          [("yaml-limits", "manifests/cm.yaml", 4, "error")]),
-    Case("utf16", {"manifests/cm.yaml": CM.encode("utf-16")}, [("yaml-limits", "manifests/cm.yaml", 1, "error")]),
+    Case("utf16", {"manifests/cm.yaml": CM.encode("utf-16")}, [("yaml-limits", "manifests/cm.yaml", 1, "warning")]),
     Case("symlink-to-etc-passwd", {"manifests/passwd.yaml": _symlink("/etc/passwd")},
          [("yaml-limits", "manifests/passwd.yaml", 1, "error")]),
     Case("symlink-inside-tree", {"extra/cm.yaml": CM + "  a: c\n", "manifests/cm.yaml": _symlink("../extra/cm.yaml")},
          [("yaml-duplicate-key", "manifests/cm.yaml", 7, "error")]),  # followed: its content is checked
     Case("fifo", {"manifests/pipe.yaml": _fifo, "metadata/pipe.yaml": _fifo},
-         [("yaml-limits", "manifests/pipe.yaml", 1, "error"), ("yaml-limits", "metadata/pipe.yaml", 1, "error")]),
+         [("yaml-limits", "manifests/pipe.yaml", 1, "warning"), ("yaml-limits", "metadata/pipe.yaml", 1, "warning")]),
     Case("spec-text", {"manifests/svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec: \"text\"\n"},
          [("manifest-invalid", "manifests/svc.yaml", 5, "error")]),
     Case("metadata-list", {"manifests/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: []\n"},
@@ -173,6 +173,24 @@ CASES = [
     Case("file-names", {"manifests/weird": _weird_names},
          [("yaml-syntax", "manifests/bad\\xff\\xfename.yaml", 2, "error"), ("yaml-syntax", "manifests/new\\nline.yaml", 2, "error"),
           ("yaml-syntax", "manifests/rtl\\u202eyaml.yaml", 2, "error")]),
+    # YAML that PyYAML reads but Kubernetes' decoder (sigs.k8s.io/yaml, go-yaml v2) refuses
+    Case("merge-key-scalar", {"manifests/cm.yaml": CM.replace("  name: settings\n", "  name: settings\n  <<: 5\n")},
+         [("yaml-syntax", "manifests/cm.yaml", 5, "error")]),
+    Case("merge-key-alias-to-list", {"manifests/cm.yaml": "x: &x [1, 2]\n" + CM + "  c:\n    <<: *x\n"},
+         [("yaml-syntax", "manifests/cm.yaml", 9, "error")]),
+    Case("complex-and-null-keys", {"manifests/cm.yaml": CM + "  ? [a, b]\n  : c\n  ? {k: v}\n  : d\n  ~: e\n"},
+         [("yaml-syntax", "manifests/cm.yaml", 7, "error"), ("yaml-syntax", "manifests/cm.yaml", 9, "error"),
+          ("yaml-syntax", "manifests/cm.yaml", 11, "error")]),
+    Case("api-version-escaped-garbage", {"manifests/sm.yaml": 'apiVersion: "\\x01\\x02\\x7f"\nkind: ServiceMonitor\nmetadata:\n  name: m\n'},
+         [("manifest-invalid", "manifests/sm.yaml", 1, "error")]),
+    Case("api-version-raw-control-bytes", {"manifests/sm.yaml": b"apiVersion: \x01\x02\nkind: ServiceMonitor\nmetadata:\n  name: m\n"},
+         [("yaml-syntax", "manifests/sm.yaml", 1, "error")]),
+    Case("annotations-yaml-directory", {"metadata/annotations.yaml/annotations.yaml": lambda p: None},
+         [("bundle-layout", "metadata/annotations.yaml", 1, "error")], quiet=["metadata"]),
+    Case("manifests-symlink-out-of-tree", {"manifests": _symlink("/etc")},
+         [("yaml-limits", "manifests", 1, "error")], csv_read=False),
+    Case("metadata-symlink-out-of-tree", {"metadata": _symlink("/etc")},
+         [("yaml-limits", "metadata", 1, "error")]),
     Case("mistagged-scalars", {"manifests/cm.yaml": CM + "  c: !!bool maybe\n  d: !!int ''\n"}, [],
          quiet=["manifests/cm.yaml"]),
 ]
@@ -189,8 +207,12 @@ def _make_tree(root, cases):
         shutil.copytree(GOOD, d, symlinks=True)
         for rel, content in case.files.items():
             p = os.path.join(d, rel)
-            if os.path.lexists(p):
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)  # a directory replaced by a link
+            elif os.path.lexists(p):
                 os.remove(p)
+            elif os.path.isfile(os.path.dirname(p)):
+                os.remove(os.path.dirname(p))  # a file replaced by a directory
             _write(p, content)
     other = os.path.join(root, "other")
     shutil.copytree(GOOD, other)

@@ -190,7 +190,8 @@ def _nested(depth):
 def test_depth_limit():
     lim = Limits(max_depth=32)
     assert problems(_nested(31), limits=lim) == []
-    assert problems(_nested(32), limits=lim) == [("yaml-limits", 1, 35, None)]
+    # only olm-check stops there (nothing else is known to refuse the depth): a warning
+    assert problems(_nested(32), limits=lim) == [("yaml-limits", 1, 35, "warning")]
 
 
 def test_default_depth_limit_accepts_real_manifests_and_refuses_absurd_ones():
@@ -324,3 +325,24 @@ def test_walk_visits_shared_nodes_once():
     d = doc("a: &x {k: [1, 2]}\nb: *x\nc: *x\n")
     paths = [p for p, _ in walk(d)]
     assert ("a", "k", 0) in paths and ("b",) in paths and ("b", "k") not in paths
+
+
+def test_kubernetes_decoder_refusals_are_found_inside_skipped_subtrees_too():
+    # go-yaml v2 (sigs.k8s.io/yaml) refuses a merge key without a mapping, a list key and a null
+    # key wherever they are; the CRD schema olm-check does not build into nodes included
+    from checker.fastyaml import parse_fast
+    from checker.load import SKIP_KEYS
+
+    text = ("spec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n"
+            "        properties:\n          a:\n            <<: 5\n          ? [x, y]\n          : z\n          ~: n\n")
+    want = [("yaml-syntax", 9, 13, None), ("yaml-syntax", 10, 13, None), ("yaml-syntax", 12, 11, None)]
+    assert problems(text, skip_keys=SKIP_KEYS) == want
+    assert problems(text) == want
+    fast = parse_fast(text, Limits(), SKIP_KEYS)
+    assert fast is None or [(p.rule, p.line, p.column, p.severity) for p in fast[1]] == want
+
+
+def test_valid_merges_and_scalar_keys_are_not_refusals():
+    text = ("base: &b {x: 1}\nlist: &l [{y: 2}]\nm:\n  <<: *b\n  <<: [*b, {z: 3}]\n"
+            "n:\n  \"<<\": 5\n  \"null\": 1\n  1: one\n  true: yes\n")
+    assert problems(text) == []

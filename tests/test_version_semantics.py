@@ -151,3 +151,24 @@ def test_fbc_operator_without_a_label_uses_its_catalog_mapping(copy_fixture):
     got = rules_of(res)
     assert ("min-kube-version-range", "error") in got
     assert not any(r in ("ocp-versions-missing", "no-version-constraints") for r, _ in got)
+
+
+def test_config_turns_on_a_rule_the_profile_leaves_off(copy_fixture):
+    """The configuration is obeyed over the profile: `feature-annotations-required` is off in
+    `community`, and `rules: {feature-annotations-required: error}` reports it there."""
+    import json
+
+    from helpers import run_cli
+
+    root = copy_fixture("rules/feature-annotations-required/bad")
+
+    def required():
+        p = run_cli("check", ".", "--format", "json")
+        assert "Traceback" not in p.stderr, p.stderr
+        return p.returncode, [(f["severity"], f["line"]) for f in json.loads(p.stdout)["findings"]
+                              if f["rule"] == "feature-annotations-required"]
+
+    assert required()[1] == []
+    _config(root, "rules:\n  feature-annotations-required: error\n")
+    rc, found = required()
+    assert rc == 1 and found == [("error", 7)]

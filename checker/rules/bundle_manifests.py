@@ -8,7 +8,9 @@ from typing import Optional
 
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from . import finding, rule
+from . import finding, refusal, rule
+
+API_BUNDLE = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/bundle.go"
 
 MAX_BUNDLE_SIZE = 1 << 20  # operator-framework/api pkg/validation/internal/bundle.go max_bundle_size
 WARN_PERCENT = 0.85  # same file: validateBundleSize warnPercent
@@ -35,7 +37,10 @@ def deployment_service_accounts(csv) -> dict:
     return out
 
 
-@rule("service-account-conflict", "error", "A ServiceAccount manifest duplicates a CSV deployment's service account")
+@rule("service-account-conflict", "error", "A ServiceAccount manifest duplicates a CSV deployment's service account", refused_by=[
+    refusal("catalog-ci", "operator-sdk's bundle validation (operator-framework/api validateServiceAccounts) fails "
+            "with \"invalid service account found in bundle\"", API_BUNDLE),
+])
 def service_account_conflict(bundle: Bundle, ctx):
     """
     What: a ServiceAccount object in manifests/ has the same name as the `serviceAccountName`
@@ -140,7 +145,12 @@ def _fmt(b: int) -> str:
     return f"{b / div:.1f} {'kMGTPE'[exp]}B"
 
 
-@rule("bundle-size", "error", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", mixed=True)
+@rule("bundle-size", "error", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", mixed=True, refused_by=[
+    refusal("catalog-ci", "operator-sdk's bundle validation (operator-framework/api validateBundleSize) fails a bundle "
+            "over 1 MiB compressed", API_BUNDLE),
+    refusal("olm-install", "OLM unpacks the bundle into a ConfigMap, which Kubernetes limits to about 1 MiB",
+            "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/bundle/bundle_unpacker.go"),
+])
 def bundle_size(bundle: Bundle, ctx):
     """
     What: the size of the bundle as operator-framework/api measures it — the sum, over the

@@ -19,7 +19,11 @@ from functools import lru_cache
 
 from ..finding import Fix
 from ..nodes import Mapping, Scalar, Sequence, to_py
-from . import check, define, finding
+from . import check, define, finding, refusal
+
+CS_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_catalogsources.yaml"
+CS_REGISTRY = ("https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"
+               "operators/catalog/operator.go")
 
 CATEGORY = "catalogsource"
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "catalogsource.schema.json")
@@ -28,7 +32,11 @@ LEGACY_SOURCE_FIELDS = ("sourceType", "image", "address", "configMap", "grpcPodC
 BLOCKS = ("catalogImageSource", "catalogServiceSource", "configMapSource")
 KNOWN_SPEC = set(LEGACY_SOURCE_FIELDS) | set(BLOCKS) | {"priority", "secrets", "displayName", "description", "publisher", "icon"}
 
-define("catalogsource-source", "error", "A CatalogSource has no usable source, or more than one", category=CATEGORY, mixed=True, explanation="""
+define("catalogsource-source", "error", "A CatalogSource has no usable source, or more than one", category=CATEGORY, mixed=True, refused_by=[
+    refusal("api-server", "the CatalogSource CRD requires spec.sourceType", CS_CRD),
+    refusal("olm-install", "the catalog operator serves nothing from a CatalogSource without a usable source "
+            "(unknown sourceType, grpc without image or address, configmap without configMap)", CS_REGISTRY),
+], explanation="""
     What: a CatalogSource needs exactly one source. Today's API: `sourceType: grpc` with
     `image` (OLM runs a registry pod) or `address` (OLM connects to a running registry), or
     `sourceType: configmap` with `configMap`. `sourceType` is required by today's API;
@@ -117,7 +125,11 @@ define("catalogsource-deprecated-fields", "warning", "With catalogsource_schema:
             image: quay.io/example/catalog:latest
     """)
 
-define("catalogsource-schema", "error", "A CatalogSource value has the wrong shape", category=CATEGORY, mixed=True, explanation="""
+define("catalogsource-schema", "error", "A CatalogSource value has the wrong shape", category=CATEGORY, mixed=True, refused_by=[
+    refusal("api-server", "the CatalogSource CRD's schema: spec required, priority an integer, icon with base64data and "
+            "mediatype, memoryTarget a quantity, securityContextConfig legacy or restricted, extractContent with catalogDir",
+            CS_CRD),
+], explanation="""
     What: the values of a CatalogSource spec, checked against a JSON Schema of the API
     (checker/data/catalogsource.schema.json), one readable message per wrong value:
     `priority` an int32; `updateStrategy.registryPoll.interval` a Go duration (`45m`,
@@ -126,8 +138,9 @@ define("catalogsource-schema", "error", "A CatalogSource value has the wrong sha
     `securityContextConfig` (`legacy` or `restricted`), `extractContent` (`catalogDir`
     required). A field the API does not know is a warning (the API server drops it).
 
-    Why: the API server rejects most wrong shapes; a bad polling interval it accepts, and
-    OLM then silently polls every 15 minutes instead (InvalidIntervalError).
+    Why: the API server rejects most wrong shapes (errors); a bad polling interval it accepts,
+    and OLM then silently polls every 15 minutes instead (InvalidIntervalError): nothing
+    refuses it, so that one is a warning.
 
     Fix: write the value in the shape the message gives.
 
@@ -216,7 +229,9 @@ def _shapes(sf, spec):
             shown = f" (found {node.type_name()}: {node.raw})" if node.raw not in ("", None) else f" (found {node.type_name()})"
         elif node is not None and err.validator == "type":
             shown = f" (found {node.type_name()})"
-        yield finding("catalogsource-schema", sf, node, f"{_where(err.absolute_path)}: {msg}{shown}.")
+        # a polling interval the API server accepts (any string) and OLM replaces by its default
+        sev = "warning" if list(err.absolute_path)[-2:] == ["registryPoll", "interval"] and err.validator != "type" else None
+        yield finding("catalogsource-schema", sf, node, f"{_where(err.absolute_path)}: {msg}{shown}.", severity=sev)
     for k, _v in spec.items():
         kv = k.value if isinstance(k, Scalar) else None
         if kv not in KNOWN_SPEC:

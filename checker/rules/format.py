@@ -2,17 +2,45 @@
 from __future__ import annotations
 
 import os
+import re
+from typing import Optional
 
 from ..model import K8S_V1, PLAIN_V0, REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar
-from . import check, define, finding, rule
+from . import check, define, finding, refusal, rule
 
-define("yaml-syntax", "error", "A file is not valid YAML", """
-    What: the file does not parse as YAML. The finding points at the line and column where the
-    parser stopped.
+# Where what these rules report is refused (sources of the refused_by entries)
+OPM_VALIDATE = "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/validate.go"
+OPM_PARSE = "https://github.com/operator-framework/operator-registry/blob/master/pkg/registry/parse.go"
+API_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/manifests/bundleloader.go"
+GO_YAML = "https://github.com/yaml/go-yaml/blob/v2/decode.go"
+SIGS_YAML = "https://github.com/kubernetes-sigs/yaml/blob/master/yaml.go"
+HOSTED_PIPELINE = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/ansible/roles/"
+                   "operator-pipeline/templates/openshift/pipelines/operator-hosted-pipeline.yml")
+OLM_CATALOG = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/catalog/operator.go"
+OLM_STEPS = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/registry/resolver/steps.go"
+API_BUNDLE = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/bundle.go"
+BUILDKIT_LINKS = "https://github.com/moby/buildkit/discussions/6840"
+
+define("yaml-syntax", "error", "A file is not valid YAML, or is YAML Kubernetes' decoder refuses", refused_by=[
+    refusal("opm", "`opm alpha bundle validate` decodes every manifest and fails on one that does not decode; "
+            "opm's bundle parser drops it (and without its CSV the bundle has none)", OPM_VALIDATE),
+    refusal("catalog-ci", "the hosted pipeline's yaml-lint task (yamllint) and operator-sdk's bundle loader "
+            "(\"unable to decode object\") fail the pull request", HOSTED_PIPELINE),
+    refusal("api-server", "sigs.k8s.io/yaml (go-yaml v2) refuses a merge key without a mapping, a list or mapping "
+            "as a key and a null key", SIGS_YAML),
+], explanation="""
+    What: the file does not parse as YAML, or parses only as YAML that Kubernetes' decoder
+    (sigs.k8s.io/yaml on go-yaml v2, used by opm, operator-sdk, OLM and kubectl) refuses: a
+    merge key `<<` given a single value, a list of non-mappings or an alias to one ("map
+    merge requires map or sequence of maps as the value"), a mapping key that is a list or a
+    mapping (a complex `? ` key: "invalid map key"), or a null key (`~:`, `null:`; JSON keys
+    are strings). The finding points at the line and column where the parser stopped, or at
+    the offending key; in the second case the rest of the file is still checked.
 
     Why: opm, OLM and the API server cannot read the file, so the bundle cannot be built or
-    installed. Nothing else in the file is checked until it parses.
+    installed: opm's bundle validation fails, and its bundle parser drops the object. Nothing
+    else in the file is checked until it parses.
 
     Fix: correct the syntax at the position shown (often an indentation slip, a tab, a missing
     `:` or an unclosed quote or bracket).
@@ -20,17 +48,29 @@ define("yaml-syntax", "error", "A file is not valid YAML", """
     Bad:
         spec:
           displayName: "My operator
+        metadata:
+          <<: 5
     Good:
         spec:
           displayName: "My operator"
+        metadata:
+          <<: *defaults
     """)
 
-define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True, explanation="""
-    What: the same key appears twice in one mapping. An error when the two values differ; a
-    warning when they are the same (nothing is lost yet, but an edit to one copy will be).
+define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True, refused_by=[
+    refusal("catalog-ci", "the hosted pipeline's yaml-lint task runs yamllint with its default rules, whose "
+            "key-duplicates rule fails on any repeated key", HOSTED_PIPELINE),
+], explanation="""
+    What: the same key appears twice in one mapping (merge keys `<<` may repeat). An error
+    when the two values differ; a warning when they are the same (nothing is lost yet, but an
+    edit to one copy will be).
 
     Why: YAML loaders keep only the last value without a word, so what you see in the first
-    place is not what OLM gets (a duplicated `spec:` loses half of the spec).
+    place is not what OLM gets (a duplicated `spec:` loses half of the spec). Kubernetes'
+    decoder itself accepts repeated keys (sigs.k8s.io/yaml is not strict), but the community
+    and certified catalogs' pipeline runs yamllint on every bundle, and its `key-duplicates`
+    rule fails the pull request on any repeated key (with equal values too: olm-check keeps
+    those a warning, since nothing is lost).
 
     Fix: remove one of them, or merge their contents.
 
@@ -43,14 +83,27 @@ define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True
           name: b
     """)
 
-define("yaml-limits", "error", "A file is refused: too large, too deep, an alias bomb, binary, not UTF-8, or a symlink out of the tree", """
+define("yaml-limits", "error", "A file is refused: too large, too deep, an alias bomb, binary, not UTF-8, or a symlink out of the tree", mixed=True, refused_by=[
+    refusal("opm", "go-yaml, under sigs.k8s.io/yaml, refuses bytes that are not UTF-8 or are control characters and "
+            "\"excessive aliasing\"; opm cannot decode such a manifest, nor read a broken link", GO_YAML),
+    refusal("catalog-ci", "the bundle image is built from the bundle directory; the image builder does not follow a "
+            "symbolic link out of its build context, so the image lacks what the link points to", BUILDKIT_LINKS),
+    refusal("olm-install", "OLM unpacks a bundle into a ConfigMap; a file over the 1 MiB a bundle may take never "
+            "installs", API_BUNDLE),
+], explanation="""
     What: olm-check refuses to read a file that is larger than its size limit (16 MiB by
     default), nests deeper than its depth limit (128), expands aliases past its limit (an
     "alias bomb"), is binary or not UTF-8, or is a symbolic link pointing outside the checked
     tree.
 
     Why: such files are either mistakes (a binary in manifests/, a link to a developer's
-    machine) or attacks on the checker; catalog tooling and the API server refuse them too.
+    machine) or attacks on the checker; catalog tooling and the API server refuse them too:
+    Kubernetes' YAML decoder refuses bytes that are not UTF-8, control characters and
+    excessive aliasing, the bundle image is built without what a link out of the bundle
+    directory points to, and a bundle over 1 MiB never installs. These are errors. Where only
+    olm-check stops (nesting deeper than its own limit, a UTF-16 file, a pipe or device, a
+    file it may not read) the finding is a warning: nothing else is known to refuse it, but
+    the file was not checked.
 
     Fix: replace the file with the plain UTF-8 YAML it should be. Limits can be raised in
     `.olm-check.yaml` (`limits: {max_file_mib, max_depth, max_alias_nodes}`) when a file is
@@ -90,7 +143,13 @@ DEFAULT_KEY = "operators.operatorframework.io.bundle.channel.default.v1"
 KNOWN_MEDIATYPES = (REGISTRY_V1, K8S_V1, PLAIN_V0, "helm")
 
 
-@rule("bundle-layout", "error", "The bundle directory is not laid out as a bundle")
+@rule("bundle-layout", "error", "The bundle directory is not laid out as a bundle", refused_by=[
+    refusal("opm", "`opm alpha bundle validate` fails without manifests/ or metadata/ (\"Unable to locate manifests "
+            "directory\"), without an annotations file or with another mediatype; opm's bundle parser refuses a bundle "
+            "with no objects or no annotations file (\"Could not find annotations file\")", OPM_VALIDATE),
+    refusal("catalog-ci", "operator-sdk's bundle loader fails on a directory inside manifests/ (\"bundle manifests "
+            "dir contains directory\")", API_LOADER),
+])
 def bundle_layout(bundle: Bundle, ctx):
     """
     What: a bundle directory needs `manifests/` (the Kubernetes objects), `metadata/` and
@@ -99,7 +158,9 @@ def bundle_layout(bundle: Bundle, ctx):
     directories instead of skipping them.
 
     Why: opm cannot build a bundle image, and catalog CI rejects the pull request, when one of
-    them is missing.
+    them is missing: `opm alpha bundle validate` stops at "Unable to locate manifests
+    directory" or "Could not find annotations file" (also when metadata/annotations.yaml is a
+    directory), and operator-sdk's bundle loader fails on a directory inside manifests/.
 
     Fix: create the missing directory or file (`operator-sdk generate bundle` writes all of
     them), or remove the stray directory.
@@ -108,15 +169,16 @@ def bundle_layout(bundle: Bundle, ctx):
     Good: operators/foo/1.0.0/{manifests/,metadata/annotations.yaml}
     """
     d = bundle.rel
+    refused = bundle.extra.get("refused_dirs") or ()  # a link out of the tree: yaml-limits says so
     has_manifests = os.path.isdir(os.path.join(bundle.path, "manifests"))
     has_metadata = os.path.isdir(os.path.join(bundle.path, "metadata"))
     if not has_manifests:
         yield finding("bundle-layout", d, None, f"the bundle directory {d} has no manifests/ directory, so there is nothing for OLM to install. Add manifests/ with the ClusterServiceVersion and the CRDs, or remove this directory.")
-    elif not bundle.manifest_files:
+    elif not bundle.manifest_files and "manifests" not in refused:
         yield finding("bundle-layout", bundle.sub("manifests"), None, "manifests/ is empty: there is nothing for OLM to install. Add the ClusterServiceVersion and the CRDs.")
     if not has_metadata:
         yield finding("bundle-layout", d, None, f"the bundle directory {d} has no metadata/ directory; opm needs metadata/annotations.yaml to know the package, channels and format. Add it (operator-sdk generate bundle writes it).")
-    elif bundle.annotations_file is None:
+    elif bundle.annotations_file is None and "metadata" not in refused and not bundle.extra.get("annotations_dir"):
         yield finding("bundle-layout", bundle.sub("metadata"), None, "metadata/ has no annotations.yaml; opm needs it to know the package, channels and format. Add metadata/annotations.yaml with the operators.operatorframework.io.bundle.* annotations.")
     for where, msg in bundle.layout_problems:
         yield finding("bundle-layout", where, None, msg)
@@ -135,20 +197,17 @@ def bundle_layout(bundle: Bundle, ctx):
             shown = mt.raw if isinstance(mt, Scalar) else mt.type_name()
             yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(KNOWN_MEDIATYPES[:3])}). Write 'registry+v1' for a bundle with a ClusterServiceVersion.")
 
-
-from . import refusal as _refusal  # noqa: E402  (kept beside the rule it serves)
-
 _OPM_ANNOTATIONS = "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/validate.go"
 _OPM_DEFAULT = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/registry/populator.go"
 _CI_DOCKERFILE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/entrypoints/bundle_dockerfile.py"
 
 
 @rule("bundle-annotations", "error", "Required bundle annotations are missing or inconsistent", mixed=True, refused_by=[
-    _refusal("opm", "`opm alpha bundle validate` (and the index build) refuses a bundle whose annotations.yaml lacks the "
+    refusal("opm", "`opm alpha bundle validate` (and the index build) refuses a bundle whose annotations.yaml lacks the "
              "mediatype, manifests, metadata, package or channels key, or sets an empty default channel", _OPM_ANNOTATIONS),
-    _refusal("opm", "`opm index add` refuses a package whose default channel, taken from its highest-version bundle, is not "
+    refusal("opm", "`opm index add` refuses a package whose default channel, taken from its highest-version bundle, is not "
              "one of the package's channels (\"unable to determine default channel\")", _OPM_DEFAULT),
-    _refusal("catalog-ci", "the catalog pipeline builds the bundle image from a Dockerfile it generates from annotations.yaml, "
+    refusal("catalog-ci", "the catalog pipeline builds the bundle image from a Dockerfile it generates from annotations.yaml, "
              "copying the directories the manifests/metadata annotations name: another directory fails or skews the build",
              _CI_DOCKERFILE),
 ])
@@ -195,8 +254,19 @@ def bundle_annotations(bundle: Bundle, ctx):
     af = bundle.annotations_file
     if ann is None or af is None:
         return
+    if bundle.mediatype in (K8S_V1, PLAIN_V0):
+        # plain bundles: no CSV, but opm's annotation validation still needs where the
+        # manifests are and the channels the bundle is in (validateAnnotations)
+        for key, what in ((MANIFESTS_KEY, "the manifests directory, 'manifests/'"), (CHANNELS_KEY, "the channels the bundle is in")):
+            v = ann.get(key)
+            if v is None:
+                yield finding("bundle-annotations", af, ann, f"the required annotation {key} ({what}) is missing; opm's bundle validation "
+                              f"fails a bundle without it (\"Missing annotation\"), whatever its mediatype. Add it.")
+            elif not isinstance(v, Scalar) or not isinstance(v.value, str) or not v.value.strip():
+                yield finding("bundle-annotations", af, v, f"{key} must be a non-empty string ({what}).")
+        return
     if bundle.mediatype not in (REGISTRY_V1, None):
-        return  # plain bundles have their own rules
+        return  # an unknown mediatype: bundle-layout says so
     in_catalog = bundle.operator is not None  # operators/<name>/<version>/ of a catalog repository
     required = [
         (PACKAGE_KEY, "the package name"),
@@ -256,14 +326,46 @@ def bundle_annotations(bundle: Bundle, ctx):
                               severity="warning", line=lab.line, column=lab.column)
 
 
-@rule("manifest-invalid", "error", "A manifest lacks apiVersion, kind or metadata.name, or has the wrong shape")
+# Kinds OLM's InstallPlan decodes by kind alone into their typed objects (Secret, ConfigMap,
+# Service, ServiceAccount and the RBAC kinds): their apiVersion is never read.
+BY_KIND = frozenset(("Secret", "ConfigMap", "Service", "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"))
+_GV_PART = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+
+
+def _bad_api_version(v: str) -> Optional[str]:
+    """Why ``v`` cannot be an apiVersion (``group/version`` or ``version``), or None."""
+    if not v.isprintable() or not v.isascii():
+        return "holds bytes that are not printable ASCII"
+    parts = v.split("/")
+    if len(parts) > 2:
+        return "has more than one '/'"
+    if any(not p for p in parts):
+        return "has an empty group or version"
+    if any(_GV_PART.fullmatch(p) is None for p in parts):
+        return "is not a lowercase group/version name"
+    return None
+
+
+@rule("manifest-invalid", "error", "A manifest lacks apiVersion, kind or metadata.name, or has the wrong shape", mixed=True, refused_by=[
+    refusal("olm-install", "OLM cannot decode an object without kind, refuses a CSV without apiVersion, and finds no "
+            "API for the group/version of any kind it does not decode by kind", OLM_CATALOG),
+    refusal("opm", "`opm alpha bundle validate` decodes each manifest (kind required) and validates the metadata "
+            "(name required) of every object but CSVs and CRDs", OPM_VALIDATE),
+    refusal("api-server", "metadata labels and annotations must be strings, metadata and spec mappings",
+            "https://github.com/kubernetes/apimachinery/blob/master/pkg/apis/meta/v1/types.go"),
+])
 def manifest_invalid(bundle: Bundle, ctx):
     """
     What: every document in manifests/ must be a Kubernetes object: a mapping with
-    `apiVersion`, `kind` and `metadata.name` as strings, and `metadata`/`spec` as mappings.
+    `apiVersion` (a group/version such as `apps/v1`), `kind` and `metadata.name` as strings,
+    and `metadata`/`spec` as mappings.
 
     Why: opm and the API server reject objects without them; a `spec: "text"` or a list where
-    a mapping belongs fails the install.
+    a mapping belongs fails the install. OLM decodes Secrets, ConfigMaps, Services,
+    ServiceAccounts and the RBAC kinds (Role, RoleBinding, ClusterRole, ClusterRoleBinding)
+    by their kind alone and never reads their apiVersion, so a missing or malformed apiVersion
+    on those is a warning (nothing refuses it; write it anyway); on any other kind OLM looks
+    the group/version up in the cluster's API discovery and the InstallPlan fails.
 
     Fix: add the missing field, or give the field the shape Kubernetes expects.
 
@@ -286,12 +388,32 @@ def manifest_invalid(bundle: Bundle, ctx):
         if not isinstance(root, Mapping):
             yield finding("manifest-invalid", sf, root, f"this document is {root.type_name()}, not a Kubernetes object (a mapping with apiVersion, kind and metadata). Remove it or write the object.")
             continue
+        kind = root.get("kind")
+        by_kind = isinstance(kind, Scalar) and kind.value in BY_KIND
         for key in ("apiVersion", "kind"):
             v = root.get(key)
+            sev = "warning" if key == "apiVersion" and by_kind else None
+            why = (f"OLM installs a {kind.value} by its kind and ignores apiVersion, but kubectl and other tools need it"
+                   if sev else "opm and the API server cannot tell what it is")
             if v is None:
-                yield finding("manifest-invalid", sf, root, f"the object has no {key}; opm and the API server cannot tell what it is. Add {key}.")
+                slip = next((k for k, _ in root.items() if isinstance(k, Scalar) and isinstance(k.value, str)
+                             and k.value != key and k.value.lower() == key.lower()), None)
+                if slip is not None:
+                    yield finding("manifest-invalid", sf, slip, f"the object has no {key}: it is spelled '{slip.value}', and "
+                                  f"Kubernetes' keys are case-sensitive; {why}. Write '{key}'.", severity=sev)
+                    continue
+                yield finding("manifest-invalid", sf, root, f"the object has no {key}; {why}. Add {key}.", severity=sev)
             elif not (isinstance(v, Scalar) and isinstance(v.value, str) and v.value):
-                yield finding("manifest-invalid", sf, v, f"{key} must be a non-empty string, not {v.type_name()}.")
+                yield finding("manifest-invalid", sf, v, f"{key} must be a non-empty string, not {v.type_name()}.", severity=sev)
+            elif key == "apiVersion":
+                bad = _bad_api_version(v.value)
+                if bad is not None:
+                    shown = v.value.encode("unicode_escape").decode("ascii")[:60]
+                    consequence = (f"OLM installs a {kind.value} by its kind and ignores it, but no other tool accepts it" if sev else
+                                   "OLM finds no such API in the cluster, so the InstallPlan fails, and the API server refuses it")
+                    yield finding("manifest-invalid", sf, v,
+                                  f"apiVersion '{shown}' {bad}: it is not a group/version such as 'v1' or 'apps/v1'; {consequence}. "
+                                  "Write the object's real apiVersion.", severity=sev)
         md = root.get("metadata")
         if md is None:
             yield finding("manifest-invalid", sf, root, "the object has no metadata; add metadata with a name.")
@@ -322,13 +444,19 @@ def manifest_invalid(bundle: Bundle, ctx):
             yield finding("manifest-invalid", sf, spec, f"spec must be a mapping, not {spec.type_name()}; the API server rejects the object.")
 
 
-@rule("csv-missing", "error", "The bundle has no ClusterServiceVersion, or more than one")
+@rule("csv-missing", "error", "The bundle has no ClusterServiceVersion, or more than one", refused_by=[
+    refusal("opm", "opm's bundle parser refuses a bundle without a CSV (\"no csv in bundle\") and keeps only the "
+            "first of several", OPM_PARSE),
+    refusal("catalog-ci", "operator-sdk's bundle loader fails without a CSV (\"unable to find a csv\") or with "
+            "several (\"contains multiple CSVs\")", API_LOADER),
+])
 def csv_missing(bundle: Bundle, ctx):
     """
     What: a registry+v1 bundle holds exactly one ClusterServiceVersion in manifests/.
 
-    Why: the CSV is what OLM installs; without it the bundle is not an operator, and with two
-    opm cannot tell which one the bundle is.
+    Why: the CSV is what OLM installs; without it the bundle is not an operator (opm: "no csv
+    in bundle"), and with two opm keeps only the first while operator-sdk's bundle validation,
+    run by catalog CI, fails ("invalid bundle: contains multiple CSVs").
 
     Fix: add the CSV (`operator-sdk generate bundle`), or remove the extra one (old CSVs belong
     in their own version directory).

@@ -11,7 +11,7 @@ import yaml
 from ..model import REGISTRY_V1, Bundle
 from ..report.text import _ranges
 from ..versions import vkey
-from . import check, define, finding
+from . import check, define, finding, refusal
 from .images import scalar_fix
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "manifest_kinds.yaml")
@@ -62,7 +62,12 @@ def _releases(bundle: Bundle, ctx) -> list:
     return [r for r in out if r is not None]
 
 
-define("unsupported-manifest-kind", "error", "A manifest kind OLM does not install from a registry+v1 bundle", mixed=True, explanation="""
+define("unsupported-manifest-kind", "error", "A manifest kind OLM does not install from a registry+v1 bundle", mixed=True, refused_by=[
+    refusal("olm-install", "the catalog operator marks the step UnsupportedResource and fails the InstallPlan",
+            "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/catalog/operator.go"),
+    refusal("opm", "`opm alpha bundle validate` fails a registry+v1 bundle holding a kind outside its supported list",
+            "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/supported_resources.go"),
+], explanation="""
     What: every object in manifests/ must be of a kind OLM installs from a registry+v1 bundle:
     ClusterServiceVersion, CustomResourceDefinition, Secret, ConfigMap, ServiceAccount, Service,
     Role, RoleBinding, ClusterRole, ClusterRoleBinding, PrometheusRule, ServiceMonitor,
@@ -98,7 +103,13 @@ define("unsupported-manifest-kind", "error", "A manifest kind OLM does not insta
     """)
 
 define("network-policy", "error", "A NetworkPolicy in the bundle (catalog policy)",
-       profiles={"certified": "error", "operatorhub": "warning", "minimal": "off"}, explanation="""
+       profiles={"certified": "error", "operatorhub": "warning", "minimal": "off"}, refused_by=[
+    refusal("catalog-ci", "operator-pipelines' static check check_network_policy_presence (common suite, run with "
+            "the community suite by default) fails a bundle with a networking.k8s.io NetworkPolicy",
+            "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"),
+    refusal("certification", "the same static check runs in the certified stream's pipeline",
+            "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/docs/users/static_checks.md"),
+], explanation="""
     What: a NetworkPolicy (networking.k8s.io) in manifests/.
 
     Why: Red Hat's catalog pipelines (operator-pipelines, static check

@@ -58,7 +58,7 @@ def plain_min_kube(repo, ctx):
             b.extra["min_kube_node"] = doc.get("minKubeVersion")
 
 
-define("plain-bundle-metadata", "error", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes", category=CATEGORY, explanation="""
+define("plain-bundle-metadata", "warning", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes", category=CATEGORY, explanation="""
     What: a plain bundle (`k8s+v1`) has no ClusterServiceVersion; `metadata/olm.yaml` holds
     the operator's `name`, `version` (semver), `minKubeVersion` and `installModes` (the
     install modes it supports: OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces).
@@ -74,18 +74,28 @@ define("plain-bundle-metadata", "error", "metadata/olm.yaml is missing or lacks 
         version: 1.0.0
         minKubeVersion: 1.27.0
         installModes: [AllNamespaces]
+
+    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
+    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
+    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
+    It tells what an installer following the design would refuse.
     """)
 
-define("plain-bundle-deployment", "error", "A plain bundle has no Deployment for the operator", category=CATEGORY, explanation="""
+define("plain-bundle-deployment", "warning", "A plain bundle has no Deployment for the operator", category=CATEGORY, explanation="""
     What: the manifests of a plain bundle hold no `Deployment` (apps/v1).
 
     Why: the design takes the operator's workload from its Deployment(s): without one there
     is no operator to run, and nothing to bind RBAC to.
 
     Fix: add the operator's Deployment to manifests/.
+
+    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
+    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
+    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
+    It tells what an installer following the design would refuse.
     """)
 
-define("plain-bundle-wildcard-rbac", "error", "RBAC with '*' bound to the service account of a plain bundle's Deployment", category=CATEGORY, explanation="""
+define("plain-bundle-wildcard-rbac", "warning", "RBAC with '*' bound to the service account of a plain bundle's Deployment", category=CATEGORY, explanation="""
     What: a Role or ClusterRole rule with `*` in apiGroups, resources or verbs, bound (by a
     RoleBinding or ClusterRoleBinding in the bundle) to the service account a Deployment of
     the bundle runs as.
@@ -106,9 +116,14 @@ define("plain-bundle-wildcard-rbac", "error", "RBAC with '*' bound to the servic
           - apiGroups: ["example.com"]
             resources: ["widgets"]
             verbs: ["get", "list", "watch"]
+
+    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
+    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
+    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
+    It tells what an installer following the design would refuse.
     """)
 
-define("plain-bundle-service", "error", "An APIService or webhook configuration names a Service the plain bundle does not have", category=CATEGORY, explanation="""
+define("plain-bundle-service", "warning", "An APIService or webhook configuration names a Service the plain bundle does not have", category=CATEGORY, explanation="""
     What: an `APIService` (`spec.service`) or a `Validating/MutatingWebhookConfiguration`
     (`webhooks[].clientConfig.service`) of a plain bundle names a Service that is not among
     the bundle's manifests.
@@ -118,6 +133,11 @@ define("plain-bundle-service", "error", "An APIService or webhook configuration 
     the webhook matches, fails.
 
     Fix: add the Service (selecting the operator's Deployment pods) or correct the name.
+
+    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
+    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
+    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
+    It tells what an installer following the design would refuse.
     """)
 
 define("plain-bundle-apis", "info", "The APIs OLM will infer from a plain bundle", category=CATEGORY, explanation="""
