@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import itertools
 import json
 import os
 import subprocess
@@ -264,6 +265,62 @@ def _step_summary(text: str) -> None:
             fh.write(text)
 
 
+class _JobLogWindow:
+    """Report text a pull request controls (a displayName, a label, a file name) must not
+    become a workflow command in a GitHub Actions job log: the runner acts on any line that
+    starts with ``::`` and on ``##[name]`` anywhere in a line.
+
+    * ``text`` inside a step (``GITHUB_ACTIONS=true``) is printed between
+      ``::stop-commands::TOKEN`` and ``::TOKEN::``; the token is random per run, so the
+      report cannot end the window.
+    * ``json`` and ``sarif`` never hold a line starting with ``::`` (strings escape line
+      breaks), and ``##[`` (only ever inside a string) is written ``##\\u005b``, the same
+      JSON string: stdout and ``--output`` stay valid, identical JSON everywhere.
+    * ``github`` is workflow commands by design, each one escaped (``report.github``).
+    ``filter`` takes the pieces in order (str or UTF-8 bytes); a ``##[`` split between two
+    pieces is caught by holding back a piece's last two characters."""
+
+    def __init__(self, fmt: str):
+        self.token = None
+        self.json = fmt in ("json", "sarif")
+        self.held = None
+        if fmt == "text" and os.environ.get("GITHUB_ACTIONS") == "true":
+            import secrets
+
+            self.token = "olm-check-" + secrets.token_hex(16)
+
+    def filter(self, piece):
+        if not self.json:
+            return piece
+        if self.held is not None:
+            piece = self.held + piece
+        if isinstance(piece, bytes):
+            piece = piece.replace(b"##[", b"##\\u005b")
+            tail = len(piece) - len(piece.rstrip(b"#"))
+        else:
+            piece = piece.replace("##[", "##\\u005b")
+            tail = len(piece) - len(piece.rstrip("#"))
+        tail = min(tail, 2)
+        self.held = piece[len(piece) - tail:] if tail else piece[:0]
+        return piece[:len(piece) - tail] if tail else piece
+
+    def rest(self):
+        held, self.held = self.held, None
+        return held
+
+    def __enter__(self):
+        if self.token:
+            sys.stdout.write(f"::stop-commands::{self.token}\n")
+        return self
+
+    def __exit__(self, *exc):
+        if self.token:
+            sys.stdout.flush()
+            sys.stdout.write(f"\n::{self.token}::\n")
+            sys.stdout.flush()
+        return False
+
+
 def _emit(args, report: dict, findings: list, record=None) -> Optional[str]:
     """Write the report (stdout, --output, the step summary); ``record``
     (``snapshot.Recorder``) gets every piece too. Returns the step summary written."""
@@ -273,11 +330,21 @@ def _emit(args, report: dict, findings: list, record=None) -> Optional[str]:
     load_all()
     fh = _output(args)
     try:
-        for piece in render_chunks(args.format, report, findings, RULES):
-            sys.stdout.write(piece)
-            _to_output(args, fh, piece)
-            if record is not None:
-                record.write(piece)
+        with _JobLogWindow(args.format) as window:
+            for piece in render_chunks(args.format, report, findings, RULES):
+                piece = window.filter(piece)
+                if not piece:
+                    continue
+                sys.stdout.write(piece)
+                _to_output(args, fh, piece)
+                if record is not None:
+                    record.write(piece)
+            rest = window.rest()
+            if rest:
+                sys.stdout.write(rest)
+                _to_output(args, fh, rest)
+                if record is not None:
+                    record.write(rest)
     finally:
         if fh is not None:
             fh.close()
@@ -295,14 +362,18 @@ def _emit_text(args, pieces, summary: Optional[str], code: int) -> int:
     fh = _output(args, binary=True)
     utf8 = (sys.stdout.encoding or "").lower().replace("-", "") == "utf8" and hasattr(sys.stdout, "buffer")
     decode = codecs.getincrementaldecoder("utf-8")().decode  # a piece may end inside a character
-    sys.stdout.flush()
     try:
-        for piece in pieces:
-            if utf8:
-                sys.stdout.buffer.write(piece)
-            else:
-                sys.stdout.write(decode(piece))
-            _to_output(args, fh, piece)
+        with _JobLogWindow(args.format) as window:
+            sys.stdout.flush()
+            for piece in itertools.chain(pieces, [None]):
+                piece = window.filter(piece) if piece is not None else window.rest()
+                if not piece:
+                    continue
+                if utf8:
+                    sys.stdout.buffer.write(piece)
+                else:
+                    sys.stdout.write(decode(piece))
+                _to_output(args, fh, piece)
     finally:
         if fh is not None:
             fh.close()

@@ -21,3 +21,31 @@ def copy_fixture(tmp_path, monkeypatch):
         return str(dest)
 
     return _copy
+
+
+GOOD_CSV = "manifests/example-operator.clusterserviceversion.yaml"
+
+
+@pytest.fixture
+def edit_good_csv(copy_fixture):
+    """The reference good bundle in a fresh directory (the current one); returns
+    ``edit((old, new), ..., profile=None)``, which replaces each ``old`` (exactly once) in its
+    CSV, checks the bundle as a user would (``checker.api.check``) and returns the result,
+    after asserting that no check failed inside (no internal-error finding)."""
+    copy_fixture("bundles/good")
+
+    def edit(*pairs, profile=None):
+        from checker.api import check
+
+        with open(GOOD_CSV, encoding="utf-8") as fh:
+            text = fh.read()
+        for old, new in pairs:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+        with open(GOOD_CSV, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        res = check(["."], profile=profile)
+        assert not [f for f in res.findings if f.rule == "internal-error"], [f.message for f in res.findings]
+        return res
+
+    return edit

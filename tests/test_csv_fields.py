@@ -8,26 +8,13 @@ import pytest
 from checker.api import check
 from checker.rules import PROFILES
 
-CSV = "manifests/example-operator.clusterserviceversion.yaml"
+from conftest import GOOD_CSV as CSV
 
 
 @pytest.fixture
-def bundle(copy_fixture):
-    copy_fixture("bundles/good")
-
-    def edit(*pairs, profile=None):
-        with open(CSV, encoding="utf-8") as fh:
-            text = fh.read()
-        for old, new in pairs:
-            assert text.count(old) == 1, old
-            text = text.replace(old, new)
-        with open(CSV, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        res = check(["."], profile=profile)
-        assert not [f for f in res.findings if f.rule == "internal-error"], [f.message for f in res.findings]
-        return res
-
-    return edit
+def bundle(edit_good_csv):
+    """The good bundle in a fresh directory; returns edit((old, new), ..., profile) -> result."""
+    return edit_good_csv
 
 
 def _of(res, rule):

@@ -338,16 +338,7 @@ class _Channel:
         """The replaces chain ending at the head, oldest first: '1.0.0 -> 1.1.0 -> 1.2.0 (head)'."""
         if self.head is None:
             return "(no head)"
-        by_csv = {f.csv_name: f for f in self.members if f.csv_name}
-        out, seen, cur = [], set(), self.head
-        while cur is not None and cur.rel not in seen:
-            seen.add(cur.rel)
-            out.append(_label(cur))
-            cur = by_csv.get(cur.replaces) if cur.replaces else None
-        out.reverse()
-        if len(out) > limit:
-            out = out[:2] + ["…"] + out[-(limit - 3):]
-        return " -> ".join(out) + " (head)"
+        return _walk_text(self.head, {f.csv_name: f for f in self.members if f.csv_name}, limit)
 
     def cycles(self) -> list:
         """Elementary cycles found by DFS (one per strongly connected component)."""
