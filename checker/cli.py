@@ -1,7 +1,8 @@
 """Command line: olm-check check | rules | upgradeable | audit.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage or
-environment error (message on stderr; a traceback only with --debug).
+environment error, or nothing to check (message on stderr; a traceback only with --debug);
+141 (128 + SIGPIPE) when the reader of stdout went away (``olm-check rules | head -1``).
 """
 from __future__ import annotations
 
@@ -16,16 +17,21 @@ import time
 from typing import Optional
 
 from . import __version__
+from .targets import Refused
 from .usage import Usage
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="olm-check", description="Check OLM operator bundles against the OpenShift releases they declare.")
+    from .selection import add_arguments as view_arguments
+    from .suggest import Parser
+
+    p = Parser(prog="olm-check", description="Check OLM operator bundles against the OpenShift releases they declare.")
     p.add_argument("--version", action="version", version=f"olm-check {__version__}")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command")
+    p.commands = sub.choices  # name -> the subcommand's parser (its own usage errors)
 
     def common(sp):
         sp.add_argument("--ocp", help="check against these OpenShift releases (comma-separated, e.g. 4.16,4.17) instead of the declared range")
@@ -38,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--cache", metavar="DIR", help="result cache directory: unchanged bundles are not checked again")
         sp.add_argument("--shard", metavar="I/N", help="check only shard I of N (1-based; whole operators per shard); merge the JSON reports with `olm-check merge`")
         sp.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr (default: auto, when stderr is a terminal)")
+        sp.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check (default: exit 2)")
+        view_arguments(sp)
         sp.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     c = sub.add_parser("check", help="check bundles, operators, repositories")
@@ -49,14 +57,25 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("paths", nargs="*", default=["."], help="repository root (default: .)")
     common(a)
 
+    fx = sub.add_parser("fix", help="apply the fixes the checks compute (like ruff --fix); --diff shows them without writing")
+    fx.add_argument("paths", nargs="*", default=["."], help="bundle dir, operator dir, repository root, or files of them (default: .)")
+    fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing (exit 1 when there is something to fix)")
+    fx.add_argument("--ocp", help="check against these OpenShift releases (as check)")
+    fx.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"), help="rule defaults (as check)")
+    fx.add_argument("--config", help="config file (as check)")
+    fx.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check")
+    fx.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
     m = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one report")
     m.add_argument("reports", nargs="+", help="JSON reports (olm-check ... --shard I/N --format json)")
     m.add_argument("--format", choices=FORMATS, default="json", help="report format (default: json)")
     m.add_argument("--output", help="also write the report to this file")
     m.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="error", help="exit 1 when a finding is at or above this severity (default: error)")
+    view_arguments(m)
     m.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
-    r = sub.add_parser("rules", help="list the rules")
+    r = sub.add_parser("rules", help="list the rules, or explain one (olm-check rules RULE-ID)")
+    r.add_argument("rule", nargs="?", metavar="RULE-ID", help="explain this rule: summary, severity per profile, who refuses it, explanation")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     r.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"))
 
@@ -71,27 +90,22 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[list] = None) -> int:
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the subcommand's parser: its usage, not the top level's
+            sub = parser.commands.get(args.command) if args.command else None
+            (sub or parser).error("unrecognized arguments: " + " ".join(extra))
     except SystemExit as e:  # argparse: 2 for usage errors, 0 for --help
         return int(e.code or 0)
     if not args.command:
         parser.print_help(sys.stderr)
         return 2
     try:
-        if args.command == "rules":
-            return cmd_rules(args)
-        from .parallel import collector_tuned
-
-        if args.command == "merge":
-            with collector_tuned():  # the whole command: reports of 100,000s of objects are built
-                return cmd_merge(args)
-        if args.command == "upgradeable":
-            from .upgradeable import cmd_upgradeable
-
-            return cmd_upgradeable(args)
-        with collector_tuned():
-            return cmd_check(args)
-    except Usage as e:
+        code = _dispatch(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        return _pipe_closed()
+    except (Usage, Refused) as e:
         print(f"olm-check: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -104,10 +118,48 @@ def main(argv: Optional[list] = None) -> int:
         return 2
 
 
+def _pipe_closed() -> int:
+    """The reader of stdout went away (``| head``): end quietly, as a program killed by
+    SIGPIPE does (exit 128 + 13), with stdout pointed at /dev/null so Python's own flush
+    at exit has nowhere to fail."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 141
+
+
+def _dispatch(args) -> int:
+    if args.command == "rules":
+        return cmd_rules(args)
+    from .parallel import collector_tuned
+
+    if args.command == "merge":
+        with collector_tuned():  # the whole command: reports of 100,000s of objects are built
+            return cmd_merge(args)
+    if args.command == "fix":
+        from .fix import cmd_fix
+
+        return cmd_fix(args)
+    if args.command == "upgradeable":
+        from .upgradeable import cmd_upgradeable
+
+        return cmd_upgradeable(args)
+    with collector_tuned():
+        return cmd_check(args)
+
+
 def cmd_rules(args) -> int:
     from .rules import RULES, load_all
 
     load_all()
+    if args.rule:
+        from .docs import explain_rule
+
+        print(explain_rule(args.rule, args.format), end="")
+        return 0
     rules = sorted(RULES.values(), key=lambda r: (r.category, r.id))
     if args.profile:
         rules = [r for r in rules if r.severity_in(args.profile)]
@@ -160,8 +212,14 @@ def cmd_check(args) -> int:
     from .snapshot import content_digests
     from .parallel import default_jobs
 
-    paths = args.paths or ["."]
+    from . import targets
+    from .engine import exit_code
+    from .selection import View
+
+    paths = targets.expand(args.paths or ["."])
     target = parse_target(args.ocp)
+    targets.check_ocp(target, paths, args.config)
+    view = View.from_args(args)
     shard = parse_shard(args.shard)
     if args.jobs < 0:
         raise Usage("--jobs must be 0 (the number of cores) or more")
@@ -170,10 +228,12 @@ def cmd_check(args) -> int:
     if getattr(args, "changed_since", None):
         from .changes import ChangeError, git_changes
 
+        if targets.outside_git(paths):
+            raise Usage(f"--changed-since {args.changed_since}: {paths[0]} is not inside a git work tree")
         try:
             changes = git_changes(repo_root(paths), args.changed_since, "HEAD", worktree=True)
         except ChangeError as e:
-            raise Usage(f"--changed-since {args.changed_since}: {e}")
+            raise Usage(f"--changed-since {args.changed_since}: {targets.first_line(e)}")
     if args.cache:  # before its snapshots are read (``api.check`` says the same of its results)
         from .cache import unsafe_reason
 
@@ -186,7 +246,7 @@ def cmd_check(args) -> int:
         got = snaps.get(key)
         if got is not None:  # the same command on the same tree: the same report
             snaps.close()
-            return _emit_text(args, got[1], got[2], got[0])
+            return _emit_text(args, got[1], got[2], got[0])  # the view is in the key
         racy = content_digests(racy)  # before the run reads them
     bar = Progress.make(args.progress)
     try:
@@ -199,16 +259,22 @@ def cmd_check(args) -> int:
             bar.close()
     if shard is not None:
         res.report["shard"] = {"index": shard[0] + 1, "count": shard[1]}
+    if changes is None and shard is None and not args.allow_empty and targets.nothing_checked(res):
+        if snap is not None:
+            snaps.close()
+        raise Usage(targets.nothing_message(paths))
+    report, findings = view.choose(res.report, res.findings)  # --select/--ignore: the exit code follows
+    code = exit_code(findings, res.fail_on)
     if snap is None:
-        _emit(args, res.report, res.findings)
-        return res.exit_code
+        _emit(args, report, findings, view=view)
+        return code
     from .snapshot import Recorder
 
     rec = Recorder()
-    summary = _emit(args, res.report, res.findings, record=rec)
-    snaps.put(key, res.exit_code, rec.done(), summary, racy)
+    summary = _emit(args, report, findings, record=rec, view=view)
+    snaps.put(key, code, rec.done(), summary, racy)
     snaps.close()
-    return res.exit_code
+    return code
 
 
 def _snapshot(args, paths: list, jobs: int = 1):
@@ -233,6 +299,9 @@ def _snapshot(args, paths: list, jobs: int = 1):
     config = os.path.abspath(args.config) if args.config else default_config(paths)
     command = [args.command, [os.path.abspath(p) for p in paths], args.ocp, args.profile, args.format, args.fail_on,
                config, file_digest(config), args.shard, os.getcwd(), root, display_base_for(paths)]
+    from .selection import View
+
+    command += View.from_args(args).key() + [bool(args.allow_empty)]
     try:
         snaps = Snapshots(args.cache)
     except (OSError, Exception):  # sqlite3.Error: the run reports the cache problem itself
@@ -321,17 +390,19 @@ class _JobLogWindow:
         return False
 
 
-def _emit(args, report: dict, findings: list, record=None) -> Optional[str]:
+def _emit(args, report: dict, findings: list, record=None, view=None) -> Optional[str]:
     """Write the report (stdout, --output, the step summary); ``record``
-    (``snapshot.Recorder``) gets every piece too. Returns the step summary written."""
-    from .report import render_chunks
+    (``snapshot.Recorder``) gets every piece too; ``view`` (``selection.View``) what is shown.
+    Returns the step summary written."""
     from .rules import RULES, load_all
+    from .selection import View
 
     load_all()
+    view = view or View.from_args(args)
     fh = _output(args)
     try:
         with _JobLogWindow(args.format) as window:
-            for piece in render_chunks(args.format, report, findings, RULES):
+            for piece in view.chunks(report, findings, RULES):
                 piece = window.filter(piece)
                 if not piece:
                     continue
@@ -409,11 +480,15 @@ def cmd_merge(args) -> int:
             raise Usage(f"{p}: {e.strerror}")
         except ValueError as e:
             raise Usage(f"{p}: not a JSON report ({e})")
+    from .selection import View
+
+    view = View.from_args(args)
     try:
         report, findings = merge_reports(reports)
     except MergeError as e:
         raise Usage(str(e))
-    _emit(args, report, findings)
+    report, findings = view.choose(report, findings)
+    _emit(args, report, findings, view=view)
     return exit_code(findings, args.fail_on)
 
 

@@ -103,6 +103,7 @@ def load_config(path: Optional[str], required: bool = False) -> Config:
 
 def parse_config(data, path: str = ".olm-check.yaml") -> Config:
     from .rules import PROFILES, RULES, load_all
+    from .suggest import did_you_mean
 
     load_all()
     cfg = Config(path=path)
@@ -112,10 +113,11 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
         raise ConfigError(f"{path}: must be a mapping of settings")
     unknown = set(data) - KNOWN_KEYS
     if unknown:
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}; known: {', '.join(sorted(KNOWN_KEYS))}")
+        hints = "".join(did_you_mean(str(k), KNOWN_KEYS, n=1) for k in sorted(map(str, unknown)))
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}{hints}; known: {', '.join(sorted(KNOWN_KEYS))}")
     if "profile" in data:
         if data["profile"] not in PROFILES:
-            raise ConfigError(f"{path}: profile must be one of {', '.join(PROFILES)}")
+            raise ConfigError(f"{path}: profile must be one of {', '.join(PROFILES)}{did_you_mean(str(data['profile']), PROFILES, n=1)}")
         cfg.profile = data["profile"]
     if "fail_on" in data:
         if data["fail_on"] not in FAIL_ON:
@@ -130,7 +132,7 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
             if v is False:
                 v = "off"
             if k not in RULES:
-                raise ConfigError(f"{path}: {where}: unknown rule id '{k}' (see `olm-check rules`)")
+                raise ConfigError(f"{path}: {where}: unknown rule id '{k}'{did_you_mean(str(k), RULES)} (see `olm-check rules`)")
             if v not in SEVERITY_VALUES:
                 raise ConfigError(f"{path}: {where}: {k} must be one of {', '.join(SEVERITY_VALUES)}")
             out[k] = v

@@ -22,3 +22,31 @@ def rules_markdown(rules: list) -> str:
             out.append("")
         out += ["```text", r.explanation or r.summary, "```", ""]
     return "\n".join(out)
+
+
+def explain_rule(rule_id: str, fmt: str = "text") -> str:
+    """One rule explained (``olm-check rules RULE-ID``, like ``ruff rule``): summary,
+    severity per profile, who refuses it, the explanation. An unknown id is refused with the
+    closest ids (``targets.Refused``: exit 2)."""
+    import json
+
+    from .rules import RULES, load_all
+    from .suggest import did_you_mean
+    from .targets import Refused
+
+    load_all()
+    r = RULES.get(rule_id)
+    if r is None:
+        raise Refused(f"rules: unknown rule id '{rule_id}'{did_you_mean(rule_id, RULES)}; `olm-check rules` lists them")
+    if fmt == "json":
+        return json.dumps(r.to_json(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        text = rules_markdown([r])
+        return text[text.index(f"## {r.id}\n"):]
+    out = [f"{r.id}: {r.summary}", "",
+           "severity: " + ", ".join(f"{p} {r.severity_in(p) or 'off'}" for p in PROFILES) + f" (category {r.category})"]
+    if r.refused_by:
+        out.append("who refuses it:")
+        out += [f"  - {x.component}: {x.what} ({x.source})" for x in r.refused_by]
+    out += [f"reference: docs/rules.md#{r.id}", "", (r.explanation or r.summary).rstrip(), ""]
+    return "\n".join(out)

@@ -458,3 +458,19 @@ def test_suggestions_and_hostile_bundle_text(fake_github, tmp_path):
     for b in bodies:
         assert "@octocat" not in b and "<img" not in b and "](https://evil" not in b and "#1 " not in b
     assert fake.violations == []
+
+
+def test_a_path_input_holding_nothing_to_check_fails_the_step(fake_github, tmp_path):
+    """Outside a pull request the whole `path` is checked: one that holds no bundle (a
+    mistyped `path: docs`) is exit 2 with the reason, not a green step that checked nothing."""
+    fake = fake_github
+    ws, base, head = make_repo(tmp_path)
+    (ws / "docs").mkdir()
+    (ws / "docs" / "index.yaml").write_text("title: docs\n")
+    r = run_action(fake, tmp_path, ws, "run", number=None, event_name="workflow_dispatch",
+                   payload={"ref": "refs/heads/feature", "after": head, "inputs": {}}, inputs={"INPUT_PATH": "docs"})
+    assert r["rc"] == 2, r["stdout"] + r["stderr"]
+    assert "input path: nothing to check in docs" in r["stdout"]
+    r = run_action(fake, tmp_path, ws, "run2", number=None, event_name="workflow_dispatch",
+                   payload={"ref": "refs/heads/feature", "after": head, "inputs": {}}, inputs={"INPUT_FAIL_ON": "never"})
+    assert r["rc"] == 0 and r["report"]["bundles"], r["stdout"] + r["stderr"]

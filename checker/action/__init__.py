@@ -26,7 +26,7 @@ from .client import ApiError, GitHub, ReadOnly
 from .diffmap import right_lines, split_git_diff
 from .env import ActionEnv, ActionError
 
-SUBCOMMANDS = ("check", "rules", "upgradeable", "audit")
+SUBCOMMANDS = ("check", "rules", "upgradeable", "audit", "merge", "fix")
 MAX_PR_FILES = 3000
 
 
@@ -260,6 +260,11 @@ def run_action(environ) -> int:
             res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target)
         except CheckError as e:
             raise ActionError(str(e)) from None
+        from ..targets import nothing_checked
+
+        if nothing_checked(res):  # a green step that checked nothing: a mistyped `path` input
+            raise ActionError(f"input path: nothing to check in {env.path}: no bundle (a directory with manifests/ and "
+                              "metadata/), operator or CatalogSource manifest there")
     report, findings = res.report, res.findings
     exit_code = res.exit_code
     who = rp.Who(name=env.name)

@@ -3,10 +3,7 @@ from __future__ import annotations
 
 
 def render(report, findings, rules) -> str:
-    lines = []
-    for f in findings:
-        ocp = f" [OCP {_ranges(f.ocp_versions)}]" if f.ocp_versions else ""
-        lines.append(f"{f.path}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message}{ocp}")
+    lines = [finding_line(f) for f in findings]
     for b in report["bundles"]:
         label = b["ocp_label"] if b["ocp_label"] is not None else "(no com.redhat.openshift.versions)"
         pub = _ranges(b["ocp_versions"]) or "none"
@@ -16,6 +13,12 @@ def render(report, findings, rules) -> str:
     s = report["summary"]
     lines.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
     return "\n".join(lines) + "\n"
+
+
+def finding_line(f) -> str:
+    """One finding: ``path:line:col: severity rule message [OCP releases]``."""
+    ocp = f" [OCP {_ranges(f.ocp_versions)}]" if f.ocp_versions else ""
+    return f"{f.path}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message}{ocp}"
 
 
 def _ranges(versions: list) -> str:

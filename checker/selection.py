@@ -1,0 +1,171 @@
+"""Choosing what to see: ``--select`` / ``--ignore`` (rule ids and prefixes), ``--severity``
+(the lowest severity shown), ``--statistics`` (a count per rule) and ``--quiet``.
+
+They apply to the settled findings (after profiles, configuration and inline ignores),
+before the report is rendered:
+
+* ``--select`` / ``--ignore`` decide which rules are *reported*, in every format, and so
+  the exit code: a finding of an ignored rule neither shows nor fails the run (as in ruff).
+  The JSON report's ``findings`` and ``summary`` hold the selected rules only.
+  ``internal-error`` (a bug in olm-check) is never filtered out.
+* ``--severity`` decides what is *shown* in the human formats (``text``, ``github``): the
+  lowest severity listed. ``text`` hides ``info`` unless asked (``--severity info``);
+  ``json`` and ``sarif`` always hold every selected finding. It never changes the exit code
+  (``--fail-on`` does): a run that fails on a hidden finding says how many were hidden.
+* ``--statistics`` prints one line per rule and severity with its count instead of the
+  findings (``text``), or ``{"statistics": [...], "summary": {...}}`` (``json``).
+* ``--quiet`` prints the findings only (``text``): no bundle lines, no summary.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .finding import SEVERITY_RANK
+from .suggest import did_you_mean
+from .targets import Refused
+
+ALWAYS = ("internal-error",)
+
+
+def add_arguments(sp) -> None:
+    sp.add_argument("--select", action="append", metavar="RULES",
+                    help="report only these rule ids or prefixes (comma-separated, e.g. csv-,removed-api); the exit code follows")
+    sp.add_argument("--ignore", action="append", metavar="RULES",
+                    help="do not report these rule ids or prefixes (comma-separated); the exit code follows")
+    sp.add_argument("--severity", choices=("error", "warning", "info"),
+                    help="lowest severity shown in text/github output (default: warning in text, info hidden); "
+                         "json and sarif hold every finding; the exit code is --fail-on's")
+    sp.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    sp.add_argument("--quiet", "-q", action="store_true", help="print the findings only: no bundle lines, no summary")
+
+
+def _items(values) -> list:
+    out = []
+    for v in values or ():
+        out += [x.strip() for x in v.split(",") if x.strip()]
+    return out
+
+
+def matches(rule_id: str, item: str) -> bool:
+    """``item`` is the rule id or a prefix ending at a word of it (``csv`` and ``csv-`` match
+    ``csv-name``; ``csv-na`` does not)."""
+    return rule_id == item or rule_id.startswith(item if item.endswith("-") else item + "-")
+
+
+class View:
+    def __init__(self, fmt: str = "text", select: Optional[list] = None, ignore: Optional[list] = None,
+                 severity: Optional[str] = None, statistics: bool = False, quiet: bool = False):
+        self.fmt, self.select, self.ignore = fmt, select, ignore or []
+        self.severity, self.statistics, self.quiet = severity, statistics, quiet
+
+    @classmethod
+    def from_args(cls, args) -> "View":
+        """The view an argparse namespace asks for; unknown rule ids and prefixes refused
+        (with the closest ids)."""
+        from .rules import RULES, load_all
+
+        load_all()
+        select = _items(getattr(args, "select", None))
+        ignore = _items(getattr(args, "ignore", None))
+        ids = sorted(RULES) + list(ALWAYS)
+        for opt, items in (("--select", select), ("--ignore", ignore)):
+            for item in items:
+                if not any(matches(r, item) for r in ids):
+                    raise Refused(f"{opt}: '{item}' is not a rule id or the prefix of one{did_you_mean(item, ids)}; "
+                                  "`olm-check rules` lists them")
+        fmt = getattr(args, "format", "text")
+        statistics = bool(getattr(args, "statistics", False))
+        if statistics and fmt not in ("text", "json"):
+            raise Refused(f"--statistics: prints text or json, not {fmt}")
+        return cls(fmt, select or None, ignore, getattr(args, "severity", None), statistics,
+                   bool(getattr(args, "quiet", False)))
+
+    def key(self) -> list:
+        """What makes a rendered report differ (the run snapshot's key)."""
+        return [self.select, self.ignore, self.severity, self.statistics, self.quiet]
+
+    def wanted(self, rule_id: str) -> bool:
+        if rule_id in ALWAYS:
+            return True
+        if self.select is not None and not any(matches(rule_id, s) for s in self.select):
+            return False
+        return not any(matches(rule_id, i) for i in self.ignore)
+
+    def choose(self, report: dict, findings: list) -> tuple:
+        """(report, findings) of the selected rules: the report's findings and summary
+        recounted when --select/--ignore dropped any."""
+        if self.select is None and not self.ignore:
+            return report, findings
+        kept = [f for f in findings if self.wanted(f.rule)]
+        if len(kept) == len(findings):
+            return report, findings
+        out = dict(report)
+        out["findings"] = [f.to_json() for f in kept]
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for f in kept:
+            counts[f.severity] = counts.get(f.severity, 0) + 1
+        out["summary"] = dict(report["summary"], errors=counts["error"], warnings=counts["warning"], info=counts["info"])
+        return out, kept
+
+    def lowest(self) -> str:
+        """The lowest severity shown in this format."""
+        if self.fmt not in ("text", "github"):
+            return "info"
+        return self.severity or ("warning" if self.fmt == "text" else "info")
+
+    def chunks(self, report: dict, findings: list, rules: dict):
+        """The rendered report in pieces (``report.render_chunks`` with this view)."""
+        from .report import render_chunks
+
+        limit = SEVERITY_RANK[self.lowest()]
+        shown = [f for f in findings if SEVERITY_RANK.get(f.severity, 0) >= limit]
+        hidden = len(findings) - len(shown)
+        if self.statistics:
+            yield from self._statistics(report, shown if self.fmt == "text" else findings, findings, limit)
+            return
+        if self.fmt == "github":
+            yield from render_chunks("github", report, shown, rules)
+            return
+        if self.fmt != "text":
+            yield from render_chunks(self.fmt, report, findings, rules)
+            return
+        from .report.text import finding_line, render
+
+        if self.quiet:
+            yield "".join(finding_line(f) + "\n" for f in shown)
+            return
+        yield render(report, shown, rules)
+        if hidden:
+            yield self._hidden_note(findings, limit) + "\n"
+
+    def _hidden_note(self, findings: list, limit: int) -> str:
+        counts = {}
+        for f in findings:
+            if SEVERITY_RANK.get(f.severity, 0) < limit:
+                counts[f.severity] = counts.get(f.severity, 0) + 1
+        parts = []
+        if counts.get("warning"):
+            parts.append(f"{counts['warning']} warning(s)")
+        if counts.get("info"):
+            parts.append(f"{counts['info']} info")
+        return f"not shown: {', '.join(parts)} (--severity info shows them)"
+
+    def _statistics(self, report: dict, findings: list, every: list, limit: int):
+        counts = {}
+        for f in findings:
+            counts[(f.rule, f.severity)] = counts.get((f.rule, f.severity), 0) + 1
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1], -SEVERITY_RANK.get(kv[0][1], 0), kv[0][0]))
+        if self.fmt == "json":
+            import json
+
+            yield json.dumps({"statistics": [{"rule": r, "severity": s, "count": n} for (r, s), n in rows],
+                              "summary": report["summary"]}, indent=2, ensure_ascii=False) + "\n"
+            return
+        width = max([len(str(n)) for _k, n in rows] + [1])
+        out = [f"{n:>{width}}  {s:7}  {r}" for (r, s), n in rows]
+        if not self.quiet:
+            s = report["summary"]
+            out.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
+            if len(every) > len(findings):
+                out.append(self._hidden_note(every, limit))
+        yield "".join(l + "\n" for l in out)
