@@ -87,6 +87,9 @@ class OperatorCatalogs:
     fbc_enabled: bool = False
     mapped: list = field(default_factory=list)  # release dirs named in ci.yaml catalog_mapping
     live_releases: list = field(default_factory=list)  # releases with a catalogs/v4.X dir in the repository
+    # what rule families derive from the catalogs once per operator instead of once per bundle
+    # (e.g. the newest version the catalogs list: ``rules.versions._pending``)
+    derived: dict = field(default_factory=dict)
 
 
 def ci_data(op) -> Optional[Mapping]:

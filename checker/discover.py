@@ -12,6 +12,7 @@ import os
 from typing import Optional
 
 from .load import Reader, YAML_SUFFIXES, display_base_for, git_toplevel, load_bundle, looks_like_bundle
+from .layout import OPERATORS, bundle_place, locate, operators_touched
 from .model import BundleRef, Manifest, Operator, Repository
 from .yamlload import Limits
 
@@ -32,14 +33,17 @@ def _is_operator_dir(path: str) -> bool:
     return bool(subs) and any(looks_like_bundle(e.path) for e in subs)
 
 
-def find_bundle_dirs(path: str) -> list:
+def find_bundle_dirs(path: str, only: Optional[set] = None) -> list:
     """Bundle directories under ``path`` (``path`` itself if it is one). A bundle dir has a
-    manifests/ or metadata/ directory; the walk does not descend into bundles."""
+    manifests/ or metadata/ directory; the walk does not descend into bundles. ``only``: of
+    a catalog repository's operators/, walk only these operators' directories."""
     if looks_like_bundle(path):
         return [path]
     out = []
     for dirpath, dirnames, _files in os.walk(path):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        if only is not None and os.path.basename(dirpath) == OPERATORS:
+            dirnames[:] = [d for d in dirnames if d in only]
         if dirpath != path and looks_like_bundle(dirpath):
             out.append(dirpath)
             dirnames[:] = []
@@ -91,6 +95,14 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     directories, in a stable order), operators (with ci.yaml), catalogs, loose CatalogSource
     manifests, and which bundles are checked. Cheap: directory listings, ci.yaml, catalogs.
 
+    The operator is the unit of context (``checker.layout``): a bundle of
+    ``operators/<name>/<version>/`` named on its own (its directory, a file of it) brings the
+    operator's other bundles in as context (``repo.checked`` lists the named ones), and the
+    checked tree (where symbolic links may lead) is the catalog repository's root, or the git
+    work tree around it. With ``changed`` (a change list), only the operators it touches are
+    walked: the bundles it changes are checked, their operators' other bundles are context,
+    nothing else of operators/ is read.
+
     ``shard=(index, count)`` (0-based index) keeps only the operators (and bundles outside
     operators/) whose ``shard_of`` is ``index``: every bundle of an operator lands in the same
     shard, so rules across an operator's bundles see all of them.
@@ -114,10 +126,16 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     abs_paths = [os.path.abspath(p) for p in paths]
     base = display_base_for(paths)
     top = git_toplevel(abs_paths[0])
-    root = top or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
+    # a path inside a catalog repository: its root (the parent of operators/) is the checked
+    # tree's root, with or without git (a git work tree around it is wider still)
+    place = locate(abs_paths[0])
+    catalog_root = place.root if place is not None else None
+    if top is not None and catalog_root is not None and not _below(catalog_root, top):
+        top = None  # a git work tree inside the catalog repository does not narrow it
+    root = top or catalog_root or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
     repo = Repository(root=root)
     # the checked tree: symlinks may not leave it
-    tree = top or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
+    tree = top or catalog_root or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
     reader = Reader(tree, base, limits)
     reader.given = {a: p for a, p in zip(abs_paths, paths)}
     # every path the user names is checked: a second path outside the first one's tree is a tree too
@@ -127,6 +145,8 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
 
     bundle_dirs: list = []
     loose: list = []
+    # a change list: of operators/, only the operators it touches are read
+    only = operators_touched(changed) if changed is not None else None
     for p in abs_paths:
         if os.path.isfile(p):
             # a file: the bundle it belongs to, or a loose manifest
@@ -141,24 +161,33 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
             continue
         if os.path.isdir(os.path.join(p, "operators")):
             repo.is_catalog_repo = True
-        bundle_dirs += find_bundle_dirs(p)
+        bundle_dirs += find_bundle_dirs(p, only)
         loose += _loose_yaml(p)
 
-    seen = set()
+    # the operator is the unit of context: a bundle named alone (its directory, a file of it)
+    # is checked with every other bundle of its operator beside it, as context
+    named = set(bundle_dirs)
+    context_ops = {}
     for d in bundle_dirs:
+        name, _ = bundle_place(d)
+        if name is not None:
+            context_ops.setdefault(name, os.path.dirname(d))
+    context = []
+    for name, odir in sorted(context_ops.items()):
+        context += [d for d in find_bundle_dirs(odir) if d not in named and bundle_place(d)[0] == name]
+    seen = set()
+    for d in bundle_dirs + context:
         if d in seen:
             continue
         seen.add(d)
         ref = BundleRef(path=d, rel=reader.rel(d))
-        parent = os.path.dirname(d)
-        if os.path.basename(os.path.dirname(parent)) == "operators":
-            ref.operator = os.path.basename(parent)
-            ref.version_dir = os.path.basename(d)
+        ref.operator, ref.version_dir = bundle_place(d)
         if shard is not None and shard_of(ref.operator or ref.rel, shard[1]) != shard[0]:
             continue
         if ref.operator is not None:
             op = repo.operators.get(ref.operator)
             if op is None:
+                parent = os.path.dirname(d)
                 op = Operator(ref.operator, parent, reader.rel(parent))
                 ci = os.path.join(parent, "ci.yaml")
                 if os.path.isfile(ci):
@@ -166,6 +195,8 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
                 repo.operators[ref.operator] = op
             repo.is_catalog_repo = True
         repo.bundle_refs.append(ref)
+    if context:  # in the order a walk of the operator's directory finds them, as when it is named
+        repo.bundle_refs.sort(key=lambda r: r.path.split(os.sep))
     if catalogs:
         _load_catalogs(repo, reader)
     for f in sorted(set(loose)):
@@ -179,9 +210,19 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     if changed is not None:
         repo.changed_files = list(changed)
         repo.checked = [r.rel for r in repo.bundle_refs if any(c == r.rel or c.startswith(r.rel + "/") for c in changed)]
+        # what the change touches, nothing more: the checked bundles, and the other bundles of
+        # their operators (and of operators whose ci.yaml or catalogs changed) as context
+        keep = set(repo.checked) | {r.rel for r in repo.bundle_refs if r.operator is not None and r.operator in context_ops}
+        repo.bundle_refs = [r for r in repo.bundle_refs if r.rel in keep]
         if not repo.checked:
             repo.checked = ["\0none"]  # nothing touched: check nothing, report nothing
+    elif context:
+        repo.checked = sorted({reader.rel(d) for d in named})
     return repo
+
+
+def _below(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def load_catalogs(repo: Repository, reader: Reader) -> None:

@@ -332,6 +332,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     from .parallel import map_tasks
 
     load_all()
+    SiblingBundles._memo = {}  # nothing read by an earlier run in this process (another tree, older files)
     ctx.repo = repo
     findings = list(repo.problems)
     findings += prepare_repo(repo, ctx)

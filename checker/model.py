@@ -234,7 +234,7 @@ class Repository:
     root: str
     bundles: list = field(default_factory=list)  # every bundle loaded (checked or context); empty while streaming
     bundle_refs: list = field(default_factory=list)  # BundleRef of every bundle found (checked or context)
-    checked: list = field(default_factory=list)  # bundle rel paths to report on (None: all)
+    checked: list = field(default_factory=list)  # bundle rel paths to report on (empty: all); the rest is their operators' context
     operators: dict = field(default_factory=dict)  # name -> Operator
     catalog_sources: list = field(default_factory=list)  # Manifest
     loose_files: list = field(default_factory=list)  # SourceFile outside bundles that were read

@@ -19,6 +19,12 @@ Not a test: it prints numbers. In one run, it measures
 * rehash -- the same with the cache's file index and snapshots dropped, as on a fresh clone
             with the cache restored (CI): every file hashed, every bundle answered by the cache;
 * single -- ``olm-check check`` on one bundle (a typical pull request), process start to exit;
+* pr     -- a one-bundle pull request on a git checkout: ``olm-check check . --changed-since``
+            the PR's parent, no cache, process start to exit, beside ``olm-check check`` of that
+            bundle's operator directory and the whole audit (no cache either) in the same run.
+            The PR adds the bundle (``--bundle``, default one from the middle): its parent is
+            made from HEAD's tree without it, in a scratch git directory that borrows the
+            checkout's objects and index (``GIT_DIR``), so the checkout itself is left alone;
 
 each with wall seconds, bundles/s, CPU seconds (user + system of the process tree: the
 work done, which the machine's other load skews less than the wall time) and the peak memory of the whole process tree (the sum of
@@ -197,6 +203,34 @@ def timed(cmd: list, cwd: str) -> dict:
     return {"wall": wall, "cpu": cpu, "rss_mib": mem.peak_rss / 1024, "pss_mib": mem.peak_pss / 1024, "one_mib": mem.peak_one / 1024}
 
 
+def pr_git_dir(root: str, bundle: str) -> tuple:
+    """A scratch git directory for ``root`` (a git checkout) in which HEAD is a commit adding
+    ``bundle`` to a parent that lacks it: (git dir, parent sha). Borrows the checkout's objects
+    (alternates) and index (copied: the work tree is HEAD's, so status stays clean and
+    cheap); writes nothing into the checkout."""
+    real = subprocess.run(["git", "-C", root, "rev-parse", "--absolute-git-dir"], capture_output=True, text=True, check=True).stdout.strip()
+    scratch = tempfile.mkdtemp(prefix="olm-check-bench-git-")
+    git = os.path.join(scratch, "git")
+    subprocess.run(["git", "init", "-q", "--bare", git], check=True)
+    with open(os.path.join(git, "objects", "info", "alternates"), "w") as fh:
+        fh.write(os.path.join(real, "objects") + "\n")
+    shutil.copyfile(os.path.join(real, "index"), os.path.join(git, "index"))
+    env = dict(os.environ, GIT_DIR=git, GIT_WORK_TREE=root, GIT_INDEX_FILE=os.path.join(scratch, "parent-index"),
+               GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.com", GIT_COMMITTER_NAME="bench",
+               GIT_COMMITTER_EMAIL="bench@example.com")
+
+    def out(*args):
+        return subprocess.run(["git", *args], env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+    head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    out("read-tree", head)
+    out("rm", "-r", "-q", "--cached", os.path.relpath(bundle, root))
+    parent = out("commit-tree", out("write-tree"), "-p", head, "-m", "the pull request's parent")
+    tip = out("commit-tree", f"{head}^{{tree}}", "-p", parent, "-m", "the pull request: one bundle")
+    out("update-ref", "HEAD", tip)
+    return git, parent
+
+
 def verify(files: list) -> None:
     """Fast path vs full parse on every file holding a skipped key."""
     from checker import fastyaml
@@ -256,13 +290,53 @@ def tree_key(docs) -> list:
     return out
 
 
+def pr_mode(root: str, one: str, jobs: int, files: list) -> None:
+    """The ``pr`` measurement (see the module docstring): a one-bundle pull request, the
+    operator directory and the whole audit, no cache, in this order."""
+    if os.path.basename(os.path.dirname(os.path.dirname(one))) != "operators":
+        print("pr     (skipped: the bundle is not in operators/<name>/<version>/)")
+        return
+    if subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True).returncode != 0:
+        print("pr     (skipped: not a git checkout with a commit)")
+        return
+    git, parent = pr_git_dir(root, one)
+    saved = {k: os.environ.get(k) for k in ("GIT_DIR", "GIT_WORK_TREE")}
+    try:
+        os.environ.update(GIT_DIR=git, GIT_WORK_TREE=root)
+        base = [sys.executable, "-m", "checker"]
+        tail = ["--jobs", str(jobs), "--format", "json", "--progress", "never"]
+        rel, op = os.path.relpath(one, root), os.path.relpath(os.path.dirname(one), root)
+        runs = {}
+        report = os.path.join(os.path.dirname(git), "pr.json")
+        for name, cmd in (("pr", base + ["check", ".", "--changed-since", parent] + tail + ["--output", report]),
+                          ("operator", base + ["check", op] + tail),
+                          ("audit", base + ["audit", "."] + tail)):
+            warm_page_cache(files)
+            runs[name] = r = timed(cmd, root)
+            print(f"{name:8} ({' '.join(cmd[3:5] if name != 'pr' else cmd[3:7])}, no cache, start to exit): {r['wall']:8.2f} s "
+                  f"(CPU {r['cpu']:.2f} s); peak RSS {r['rss_mib']:.0f} MiB")
+        print(f"pr     (one new bundle, {rel}): {runs['pr']['wall']:.2f} s = {100 * runs['pr']['wall'] / runs['audit']['wall']:.1f}% of "
+              f"the audit's {runs['audit']['wall']:.1f} s wall (CPU {100 * runs['pr']['cpu'] / max(runs['audit']['cpu'], 1e-9):.1f}%); "
+              f"its operator directory {runs['operator']['wall']:.2f} s")
+        with open(report) as fh:
+            checked = [b["path"] for b in json.load(fh)["bundles"]]
+        print(f"       the pull request's report: {len(checked)} bundle(s) checked ({', '.join(checked)})")
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(os.path.dirname(git), ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("directory", help="a catalog checkout (operators/...) or any directory of bundles")
     ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
     ap.add_argument("--sample", type=int, default=0, help="only this many operators, spread over the catalog")
     ap.add_argument("--modes", default="floor,cold,warm,touched,rehash,single",
-                    help="comma-separated: floor,cold,warm,touched,rehash,single")
+                    help="comma-separated: floor,cold,warm,touched,rehash,single,pr")
     ap.add_argument("--bundle", help="the bundle for 'single' (default: one from the middle of the catalog)")
     ap.add_argument("--verify", action="store_true", help="also compare the fast YAML path with the full parse")
     ap.add_argument("--keep", help="write the cold run's JSON report here")
@@ -366,6 +440,8 @@ def main() -> int:
             results["single"] = r["wall"]
             print(f"single (olm-check check {os.path.relpath(one, root)}, start to exit): {r['wall']:.2f} s (CPU {r['cpu']:.2f} s); "
                   f"peak RSS {r['rss_mib']:.0f} MiB")
+        if "pr" in modes and one:
+            pr_mode(root, one, jobs, files)
     finally:
         shutil.rmtree(CODE, ignore_errors=True)
         if not args.keep:

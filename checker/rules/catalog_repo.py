@@ -71,9 +71,10 @@ def operator_name(repo, ctx):
             by.setdefault(f.operator, []).append(f)
     for op, facts in sorted(by.items()):
         # a mismatch every bundle of the operator shares is an established convention the
-        # catalog's CI only warns about: report it once, on the newest checked bundle
+        # catalog's CI only warns about: report it once, on the operator's newest bundle (when
+        # it is checked: a bundle's findings do not depend on which others are checked)
         shared = _shared_mismatch(facts, op)
-        newest = _newest([f for f in facts if f.checked])
+        newest = _newest(facts)
         # the names every bundle uses, counted once (less a bundle's own, below: the others')
         packages = Counter(f.package for f in facts if f.package)
         csv_ops = Counter(_csv_op(f) for f in facts if _csv_op(f))

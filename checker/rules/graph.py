@@ -160,6 +160,48 @@ define("skip-range", "error", "olm.skipRange is not a semver range OLM can parse
         olm.skipRange: '<1.2.0'
     """)
 
+define("upgrade-graph-unverified", "info", "A bundle checked without its operator: its upgrade edges are not verified",
+       category=CATEGORY, explanation="""
+    What: a bundle that is not in `operators/<name>/<version>/` of a catalog repository (a
+    bundle directory on its own) declares upgrade edges (`spec.replaces`, `spec.skips`,
+    `olm.skipRange`). olm-check has no other bundle of its operator to compare them with, so
+    `replaces-missing`, `dangling-bundle` and `upgrade-graph-loop` cannot be decided: it
+    says so here, once per bundle, instead of guessing. Information only: nothing refuses it.
+
+    Why: a bundle is checked with its operator around it (the operator's other bundles, its
+    ci.yaml and catalogs), found by walking up to `operators/<name>/`; without one, a missing
+    replaced bundle or a loop would go unnoticed until the catalog is built.
+
+    Fix: nothing to fix in the bundle; check it inside its catalog repository (its directory
+    at `operators/<name>/<version>/`) to have its upgrade graph checked.
+
+    Bad:
+        bundle/manifests/foo.clusterserviceversion.yaml (no operators/foo/ around it):
+          replaces: foo.v1.0.0
+    Good:
+        operators/foo/1.1.0/manifests/foo.clusterserviceversion.yaml:
+          replaces: foo.v1.0.0
+    """)
+
+
+@check("repo")
+def upgrade_graph_unverified(repo, ctx):
+    for f in repo.facts:
+        if not f.checked or f.operator is not None:
+            continue
+        edges = ([f"spec.replaces {f.replaces}"] if f.replaces else []) + \
+                ([f"spec.skips {', '.join(n for n, _p in f.skips)}"] if f.skips else []) + \
+                ([f"olm.skipRange '{f.skip_range}'"] if f.skip_range else [])
+        if not edges:
+            continue
+        p = f.replaces_pos if f.replaces else (f.skips[0][1] if f.skips else f.skip_range_pos)
+        path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
+        yield finding("upgrade-graph-unverified", path, None,
+                      f"this bundle is checked on its own, not in operators/<name>/<version>/ of a catalog repository, so its upgrade "
+                      f"edges ({'; '.join(edges)}) are not compared with other bundles of its operator: whether the bundles they name "
+                      f"exist, and whether the graph dangles or loops, is not verified. Check it at operators/<name>/<version>/ of its "
+                      f"catalog repository to have them checked.", line=line, column=col)
+
 
 def _version(f):
     for v in (f.version, f.version_dir):
@@ -438,9 +480,14 @@ def graph_rules(repo, ctx):
                     va, vb = _version(ch.by_rel[a]), _version(ch.by_rel[b])
                     if va is not None and vb is not None and vb.key() <= va.key():
                         cand = (ch.by_rel[a], ch.by_rel[b], ch.kinds.get((a, b), "replaces"))
-                        if back is None or (cand[1].checked and not back[1].checked):
+                        if back is None:
                             back = cand
-                if back is not None and back[1].checked:
+                # the loop is reported on one bundle whichever are checked (the one whose edge
+                # points back, else the first of the loop): the same finding however it is run
+                owner = back[1] if back is not None else members[0]
+                if not owner.checked:
+                    continue
+                if back is not None:
                     newer, older, kind = back
                     p = older.replaces_pos if kind == "replaces" else (older.skip_range_pos if kind == "skipRange" else
                                                                         next((q for n, q in older.skips if n == newer.csv_name), None))
@@ -449,7 +496,7 @@ def graph_rules(repo, ctx):
                            "skipRange": f"has an olm.skipRange ('{older.skip_range}') that covers {_label(newer)}"}[kind]
                     fix = f"{_label(older)} {how}, a newer version, which makes an upgrade edge point back; remove it (edges go from older to newer versions)."
                 else:
-                    first = next(m for m in members if m.checked)
+                    first = members[0]
                     p = first.replaces_pos or first.csv_pos or first.annotations_pos
                     fix = "Upgrade edges must go from older to newer versions: remove the edge that points back."
                 path, line, col = (p.path, p.line, p.column) if p else (members[0].rel, 1, 1)
@@ -559,9 +606,11 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
             chain.append(cur)
             cur = by_csv.get(cur.replaces) if cur.replaces else None
         below[f.rel] = chain
-    covered_by_checked = {g.rel for f in stranded if f.checked for g in below[f.rel]}
+    # reported on the chain's newest bundle only, whichever bundles are checked: a bundle's
+    # findings do not depend on which of its operator's bundles are checked beside it
+    covered = {g.rel for f in stranded for g in below[f.rel]}
     for f in stranded:
-        if not f.checked or f.rel in covered_by_checked:
+        if not f.checked or f.rel in covered:
             continue
         chans = ", ".join(f"'{c}'" for c in f.channels)
         head_txt = "; ".join(f"'{c}': {_walk_text(opm[c][0], by_csv)}" for c in f.channels if c in opm)
@@ -607,8 +656,9 @@ def default_channel(repo, ctx):
             path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
             chans = ", ".join(package_channels)
             if f is decider:
-                alone = (" (olm-check sees only this bundle of the operator: check the operator's directory to compare it with "
-                         "the others)" if len(reg) == 1 else "")
+                # every bundle of the operator is in sight (the operator is the unit of context):
+                # a single bundle here is the operator's only one
+                alone = " (it is the operator's only bundle)" if len(reg) == 1 else ""
                 yield finding("bundle-annotations", path, None,
                               f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}){alone}. "
                               f"This bundle ({_label(f)}) is the package's highest version, so its default channel becomes the package's, "

@@ -94,7 +94,33 @@ def _pending(bundle: Bundle, oc) -> bool:
     older bundle missing from them was left out or pruned: the mapping says nothing about it."""
     from ..blangsemver import SemverError, parse_tolerant
 
-    listed = []
+    newest = _newest_listed(oc)
+    if newest is _NOTHING_LISTED:
+        return True
+    if newest is None:
+        return False
+    spec = bundle.csv.spec() if bundle.csv is not None else None
+    ver = spec.str("version") if spec is not None else None
+    try:
+        mine = parse_tolerant(ver).key() if ver else None
+    except (SemverError, ValueError, TypeError):
+        return False
+    return mine is not None and mine > newest
+
+
+_NOTHING_LISTED = ("nothing listed",)
+
+
+def _newest_listed(oc):
+    """The key of the newest version the operator's catalogs list, ``_NOTHING_LISTED``, or
+    None when it cannot be told (a listed bundle of unknown or unparsable version). Computed
+    once per operator (``oc.derived``): every bundle of an operator asks the same."""
+    got = oc.derived.get("newest_listed", oc)
+    if got is not oc:
+        return got
+    from ..blangsemver import SemverError, parse_tolerant
+
+    listed, got = [], None
     for cat in oc.catalogs.values():
         if not cat.known:
             continue
@@ -104,17 +130,17 @@ def _pending(bundle: Bundle, oc) -> bool:
                 if v is not None:
                     listed.append(v)
                 elif b.str("name"):
-                    return False  # a listed bundle of unknown version: cannot tell
-    if not listed:
-        return True
-    spec = bundle.csv.spec() if bundle.csv is not None else None
-    ver = spec.str("version") if spec is not None else None
-    try:
-        mine = parse_tolerant(ver).key() if ver else None
-        newest = max(parse_tolerant(v).key() for v in listed)
-    except (SemverError, ValueError, TypeError):
-        return False
-    return mine is not None and mine > newest
+                    listed = None  # a listed bundle of unknown version: cannot tell
+                    break
+        if listed is None:
+            break
+    if listed is not None:
+        try:
+            got = max(parse_tolerant(v).key() for v in listed) if listed else _NOTHING_LISTED
+        except (SemverError, ValueError, TypeError):
+            got = None
+    oc.derived["newest_listed"] = got
+    return got
 
 
 def _blob_version(blob) -> Optional[str]:

@@ -1,0 +1,73 @@
+"""The catalog-repository layout, in one place: bundles in ``operators/<name>/<version>/``,
+the operator's ``operators/<name>/ci.yaml``, its file-based catalogs in
+``catalogs/<release>/<name>/``; the repository root is the directory holding ``operators/``.
+
+A bundle is always checked with its operator around it (the operator is the unit of
+context): whatever path names it -- the bundle directory, a file in it, the operator
+directory, the repository root, a changed file of a pull request -- the operator is found by
+walking up the path to ``operators/<name>/``, with or without git.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+OPERATORS = "operators"
+CATALOGS = "catalogs"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a path sits in a catalog repository: the repository root (the parent of
+    ``operators/``) and, for a path at or below ``operators/<name>/``, the operator."""
+
+    root: str
+    operator: Optional[str] = None
+
+    @property
+    def operator_dir(self) -> Optional[str]:
+        return os.path.join(self.root, OPERATORS, self.operator) if self.operator else None
+
+
+def locate(path: str) -> Optional[Place]:
+    """The catalog-repository place of ``path`` (absolute or relative; need not exist), or
+    None when it is not inside one. A directory holding ``operators/`` is a repository root;
+    otherwise the innermost ``operators`` component of the path decides."""
+    p = os.path.abspath(path)
+    if os.path.isdir(os.path.join(p, OPERATORS)):
+        return Place(p)
+    parts = p.split(os.sep)
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] != OPERATORS:
+            continue
+        root = os.sep.join(parts[:i]) or os.sep
+        name = parts[i + 1] if i + 1 < len(parts) else None
+        return Place(root, name or None)
+    return None
+
+
+def operator_of_rel(rel: str) -> Optional[str]:
+    """The operator a repository-relative path belongs to: ``operators/<name>/...`` or a
+    file-based catalog ``catalogs/<release>/<name>/...``; None for anything else."""
+    parts = rel.replace(os.sep, "/").strip("/").split("/")
+    for i, part in enumerate(parts[:-1]):  # the catalog may be a directory of the work tree
+        if part == OPERATORS and parts[i + 1]:
+            return parts[i + 1]
+        if part == CATALOGS and i + 3 < len(parts) and parts[i + 2]:
+            return parts[i + 2]
+    return None
+
+
+def operators_touched(rels: Iterable[str]) -> set:
+    """The operators repository-relative paths (a change list) belong to."""
+    return {n for n in (operator_of_rel(r) for r in rels) if n}
+
+
+def bundle_place(bundle_dir: str) -> tuple:
+    """(operator, version directory) of a bundle directory at ``operators/<name>/<version>/``,
+    else (None, None)."""
+    parent = os.path.dirname(bundle_dir)
+    if os.path.basename(os.path.dirname(parent)) == OPERATORS:
+        return os.path.basename(parent), os.path.basename(bundle_dir)
+    return None, None
