@@ -11,9 +11,27 @@ This module ports blang/semver v4.0.0 (the release operator-registry and OLM ven
 ``semver.go`` (Parse, Compare) and ``range.go`` (splitAndTrim, splitORParts,
 expandWildcardVersion, splitComparatorVersion, parseComparator), including its quirks,
 so that "valid" here means "valid for opm/OLM". Pure functions, no I/O.
+
+This is the package's one place for version parsing; each function is named for the
+upstream function it mirrors, so a caller picks the semantics of the component it models:
+
+- ``parse`` -- blang ``Parse`` (strict): opm, operator-registry, FBC ``olm.package``
+  versions, ``olm.skipRange`` versions;
+- ``parse_tolerant`` -- blang ``ParseTolerant``: OLM's ``spec.version`` decoding, the
+  cluster version, ``olm.maxOpenShiftVersion``;
+- ``parse_range`` -- blang ``ParseRange`` (``olm.skipRange``);
+- ``max_openshift_version`` -- OLM's ``maxOpenShiftVersion`` (operator-lifecycle-manager
+  pkg/controller/operators/openshift/helpers.go);
+- ``coreos_new_version`` / ``min_kube_version`` -- github.com/coreos/go-semver v0.3.1
+  ``NewVersion``, which OLM's ``minKubeVersionStatus`` (pkg/controller/operators/olm/
+  requirements.go) applies to ``spec.minKubeVersion``;
+- ``npm_spec_contains`` -- the catalog CI's skipRange reading (python ``semantic_version``
+  ``NpmSpec``, operator-pipelines).
 """
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -91,7 +109,9 @@ def _uint(s: str, what: str) -> int:
 
 def parse(s: str) -> Version:
     """blang/semver ``Parse``: strict ``major.minor.patch[-pre][+build]``."""
-    if not isinstance(s, str) or s == "":
+    if not isinstance(s, str):
+        raise SemverError("the version must be a string")
+    if s == "":
         raise SemverError("the version is empty")
     parts = s.split(".", 2)
     if len(parts) != 3:
@@ -137,10 +157,22 @@ def try_parse(s) -> Optional[Version]:
         return None
 
 
+# Go's unicode.IsSpace (strings.TrimSpace): Python's str.strip() also removes \x1c-\x1f
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def go_trim_space(s: str) -> str:
+    """Go ``strings.TrimSpace``."""
+    return s.strip(_GO_SPACE)
+
+
 def parse_tolerant(s: str) -> Version:
     """blang/semver ``ParseTolerant``: trims spaces and a leading ``v``, fills a missing
-    minor/patch with 0, drops leading zeros."""
-    s = s.strip()
+    minor/patch with 0, drops leading zeros. A short version with pre-release or build
+    metadata (``4.8+build``, ``4.8-rc``) is refused, as upstream does."""
+    if not isinstance(s, str):
+        raise SemverError("the version must be a string")
+    s = go_trim_space(s)
     if s.startswith("v"):
         s = s[1:]
     parts = s.split(".", 2)
@@ -155,6 +187,117 @@ def parse_tolerant(s: str) -> Version:
             raise SemverError("a short version cannot carry pre-release or build metadata")
         parts += ["0"] * (3 - len(parts))
     return parse(".".join(parts))
+
+
+def try_parse_tolerant(s) -> Optional[Version]:
+    try:
+        return parse_tolerant(s)
+    except SemverError:
+        return None
+
+
+def is_strict(s) -> bool:
+    """True when blang ``Parse`` accepts ``s`` (semver 2.0.0, ASCII digits only)."""
+    return try_parse(s) is not None
+
+
+# ------------------------------------------------------------------------------------
+# OLM's readers built on these parsers
+
+MAX_OCP_PROPERTY = "olm.maxOpenShiftVersion"
+
+
+def property_value_text(value) -> str:
+    """The text OLM holds for a property's value: the value's raw JSON (projection's
+    ``Property.Value``), e.g. ``"4.8"`` with its quotes for a string."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def max_openshift_version(text: str) -> tuple:
+    """OLM's ``maxOpenShiftVersion`` (operator-lifecycle-manager
+    pkg/controller/operators/openshift/helpers.go) for one declared value, given as OLM
+    holds it (``property_value_text``): ``strings.Trim`` of every leading/trailing ``"``,
+    an empty value refused, ``semver.ParseTolerant``, then the version must equal its
+    ``{major}.{minor}`` truncation (``Version.EQ`` ignores build metadata, so ``4.8.0+b``
+    passes; a patch or pre-release fails). Returns ``(major, minor)``; raises
+    SemverError with OLM's own message."""
+    value = text.strip('"')
+    if value == "":
+        raise SemverError('value cannot be "" (an empty string)')
+    try:
+        v = parse_tolerant(value)
+    except SemverError as e:
+        raise SemverError(f'failed to parse "{value}" as semver: {e}') from None
+    if v.patch != 0 or v.pre:
+        raise SemverError(f"property {MAX_OCP_PROPERTY} must specify only <major>.<minor> version, got invalid value {v}")
+    return v.major, v.minor
+
+
+@dataclass(frozen=True)
+class CoreosVersion:
+    major: int
+    minor: int
+    patch: int
+    pre: str = ""
+    metadata: str = ""
+
+
+_COREOS_IDENTIFIER = re.compile(r"[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*", re.ASCII)
+
+
+def _go_parse_int64(s: str) -> int:
+    # strconv.ParseInt(s, 10, 64): ASCII digits (a sign cannot remain: '+' and '-' were split off)
+    if s == "" or not _only(s, _NUM):
+        raise SemverError(f"'{s}' is not a number")
+    v = int(s)
+    if v >= 2 ** 63:
+        raise SemverError(f"'{s}' is too large")
+    return v
+
+
+def coreos_new_version(s: str) -> CoreosVersion:
+    """github.com/coreos/go-semver v0.3.1 ``NewVersion``: build metadata split off at the
+    first ``+``, the pre-release at the first ``-``, then exactly three dot-separated
+    numbers. Unlike blang, leading zeros (``1.021.0``) are accepted; no space is trimmed."""
+    if not isinstance(s, str):
+        raise SemverError("the version must be a string")
+    v = s
+    metadata = pre = ""
+    if "+" in v:
+        v, metadata = v.split("+", 1)
+    if "-" in v:
+        v, pre = v.split("-", 1)
+    parts = v.split(".", 2)
+    if len(parts) != 3:
+        raise SemverError(f"'{v}' is not in dotted-tri format")
+    for what, ident in (("pre-release", pre), ("metadata", metadata)):
+        if ident and not _COREOS_IDENTIFIER.fullmatch(ident):
+            raise SemverError(f"the {what} '{ident}' is not a valid semver identifier")
+    major, minor, patch = (_go_parse_int64(p) for p in parts)
+    return CoreosVersion(major, minor, patch, pre, metadata)
+
+
+def min_kube_version(s: str) -> Optional[CoreosVersion]:
+    """OLM's ``minKubeVersionStatus`` (pkg/controller/operators/olm/requirements.go): an
+    empty value is no requirement (None); otherwise ``strings.TrimPrefix(s, "v")`` then
+    coreos ``NewVersion`` (a failure is the install's "CSV version parsing error")."""
+    if s == "":
+        return None
+    return coreos_new_version(s[1:] if s.startswith("v") else s)
+
+
+def npm_spec_contains(version: str, spec: str) -> bool:
+    """The catalog CI's skipRange test (operator-pipelines' operator-repo,
+    ``_resolve_skip_range``): ``semantic_version.Version(version) in
+    semantic_version.NpmSpec(spec)``; False when either does not parse. The CI's own
+    library is used, since npm range semantics (pre-releases excluded unless a comparator
+    names the same major.minor.patch) are not OLM's."""
+    import semantic_version
+
+    try:
+        return semantic_version.Version(version) in semantic_version.NpmSpec(spec)
+    except ValueError:
+        return False
 
 
 # ------------------------------------------------------------------------------------

@@ -18,12 +18,9 @@ from typing import Optional
 
 from . import __version__
 from .targets import Refused
+from .usage import Usage
 
 FORMATS = ("text", "json", "sarif", "github")
-
-
-class Usage(Exception):
-    pass
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .blangsemver import MAX_OCP_PROPERTY as PROP, SemverError, max_openshift_version, parse_tolerant, property_value_text
 from .nodes import Mapping, Scalar, Sequence
-
-PROP = "olm.maxOpenShiftVersion"
+from .usage import Usage
 
 
 @dataclass
@@ -37,34 +36,17 @@ class CsvVerdict:
         return f"{self.namespace}/{self.name}"
 
 
-def _semver_tolerant(s: str):
-    m = re.fullmatch(r"\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?\s*", s)
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0), m.group(4)
-
-
 def olm_max(values: list) -> tuple:
-    """(max (major, minor) or None, error text or None) exactly as today's OLM decides."""
+    """(max (major, minor) or None, error text or None) exactly as today's OLM decides.
+    ``values`` are the declared values as decoded from JSON/YAML."""
     if not values:
         return None, None
     if len(values) > 1:
         return None, f'defining more than one "{PROP}" property is not allowed'
-    value = values[0].strip('"')
-    if value == "":
-        return None, 'value cannot be "" (an empty string)'
-    v = _semver_tolerant(value)
-    if v is None:
-        return None, f'failed to parse "{value}" as semver'
-    major, minor, patch, pre = v
-    if patch != 0 or pre:
-        return None, f"property {PROP} must specify only <major>.<minor> version, got invalid value {value}"
-    return (major, minor), None
-
-
-def _raw(v) -> str:
-    """A property value as OLM sees it after projection: its JSON text."""
-    return v if isinstance(v, str) else json.dumps(v)
+    try:
+        return max_openshift_version(property_value_text(values[0])), None
+    except SemverError as e:
+        return None, str(e)
 
 
 def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
@@ -83,7 +65,7 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
             cv.error = f"failed to unmarshal olm.properties annotation: {e.msg}"
             return cv
         if isinstance(props, list):
-            cv.values += [_raw(p.get("value")) for p in props if isinstance(p, dict) and p.get("type") == PROP]
+            cv.values += [p.get("value") for p in props if isinstance(p, dict) and p.get("type") == PROP]
     pf = bundle.properties_file
     if pf is not None and pf.documents and isinstance(pf.documents[0], Mapping):
         props = pf.documents[0].get("properties")
@@ -91,7 +73,7 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
             for p in props:
                 if isinstance(p, Mapping) and p.str("type") == PROP:
                     v = p.get("value")
-                    cv.values.append(_raw(v.value) if isinstance(v, Scalar) else "")
+                    cv.values.append(v.value if isinstance(v, Scalar) else "")
     cv.max, err = olm_max(cv.values)
     cv.error = cv.error or err
     return cv
@@ -135,14 +117,14 @@ def evaluate(verdicts: list, cluster: tuple) -> dict:
 
 
 def cmd_upgradeable(args) -> int:
-    from .cli import Usage
     from .load import Reader, display_base_for, load_bundle
     from .model import Bundle, Manifest
 
-    m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+.*)?", args.cluster_version.strip())
-    if not m:
-        raise Usage(f"--cluster-version: '{args.cluster_version}' is not an OpenShift version such as 4.8")
-    cluster = (int(m.group(1)), int(m.group(2)))
+    try:  # OLM reads the cluster's release with semver.ParseTolerant (helpers.go getCurrentRelease)
+        release = parse_tolerant(args.cluster_version)
+    except SemverError:
+        raise Usage(f"--cluster-version: '{args.cluster_version}' is not an OpenShift version such as 4.8") from None
+    cluster = (release.major, release.minor)
     base = display_base_for(args.paths)
     verdicts = []
     problems = []

@@ -14,6 +14,7 @@ from typing import Optional
 
 import yaml
 
+from .blangsemver import SemverError, go_trim_space, max_openshift_version, min_kube_version, property_value_text, try_parse_tolerant
 from .nodes import Mapping, Node, Scalar, Sequence
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -351,11 +352,10 @@ class MaxDecl:
     warning: Optional[str] = None  # accepted, but write {major}.{minor}
 
 
-_SEMVER_TOLERANT = re.compile(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")
-
-
 def parse_max(value, raw: Optional[str] = None) -> tuple:
-    """(version, error, warning) for a maxOpenShiftVersion value, as today's OLM reads it."""
+    """(version, error, warning) for a maxOpenShiftVersion value, as today's OLM reads it
+    (``blangsemver.max_openshift_version``: the value's JSON text, quotes trimmed, blang
+    ``ParseTolerant``, only {major}.{minor})."""
     shown = raw if raw is not None else json.dumps(value)
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None, f"the value {shown} is not a string; write it as a quoted \"{{major}}.{{minor}}\" string, e.g. \"4.8\".", None
@@ -365,20 +365,26 @@ def parse_max(value, raw: Optional[str] = None) -> tuple:
         else:
             what = f"{shown} is a number"
         return None, (f"{what}; OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
-    s = value.strip()
-    if len(s) >= 2 and s[0] == s[-1] == '"':
-        s = s[1:-1]
+    text = property_value_text(value)
+    s = go_trim_space(text.strip('"'))
     if s == "":
         return None, "the value is empty; OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor cluster upgrade. Write \"{major}.{minor}\", e.g. \"4.8\".", None
-    m = _SEMVER_TOLERANT.fullmatch(s)
-    if not m:
+    v = try_parse_tolerant(text.strip('"'))
+    if v is None:
+        short = try_parse_tolerant(s.split("+", 1)[0]) if "+" in s else None
+        if short is not None and not short.pre and short.patch == 0:
+            return None, (f"'{s}' is not a version OLM can parse: its parser (blang/semver ParseTolerant) refuses build metadata "
+                          f"on a version without a patch part; OLM then blocks every minor cluster upgrade. Write "
+                          f"\"{vstr((short.major, short.minor))}\"."), None
         return None, f"'{s}' is not a version OLM can parse; OLM then blocks every minor cluster upgrade. Write \"{{major}}.{{minor}}\", e.g. \"4.8\".", None
-    major, minor, patch, pre, build = m.group(1), m.group(2) or "0", m.group(3), m.group(4), m.group(5)
-    ver = (int(major), int(minor))
-    if patch is not None and int(patch) != 0 or pre:
+    ver = (v.major, v.minor)
+    try:
+        max_openshift_version(text)
+    except SemverError:
         return None, (f"'{s}' names a patch or pre-release; OLM accepts only {{major}}.{{minor}} here, reports the CSV as "
                       f"invalid and blocks every minor cluster upgrade. Write \"{vstr(ver)}\"."), None
-    if patch is not None or build or s.startswith("v") or m.group(2) is None:
+    written = (s[1:] if s.startswith("v") else s).split(".", 2)
+    if len(written) != 2 or v.build or s.startswith("v"):
         return ver, None, f"'{s}' is accepted by today's OLM but the documented form is \"{{major}}.{{minor}}\": write \"{vstr(ver)}\"."
     return ver, None, None
 
@@ -432,25 +438,28 @@ def max_declarations(csv_manifest, properties_file) -> list:
 # ---------------------------------------------------------------------------------------
 # minKubeVersion
 
-_STRICT_SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
-
-
 def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
-    """(kube (major, minor), error) as OLM reads spec.minKubeVersion."""
+    """(kube (major, minor), error) as OLM reads spec.minKubeVersion
+    (``blangsemver.min_kube_version``: coreos/go-semver after a leading ``v``; an empty
+    value is no requirement)."""
     shown = raw if raw is not None else str(value)
     if not isinstance(value, str):
         return None, (f"minKubeVersion {shown} is not a string; YAML reads it as a number. OLM needs a quoted "
                       f"'major.minor.patch' version, e.g. \"1.21.0\".")
-    s = value.strip()
-    if s.startswith("v"):
-        s = s[1:]
-    m = _STRICT_SEMVER.fullmatch(s)
-    if not m:
-        hint = ""
-        parts = re.fullmatch(r"(\d+)\.(\d+)", s)
-        if parts:
+    try:
+        v = min_kube_version(value)
+    except SemverError:
+        s = value.strip()
+        if s.startswith("v"):
+            s = s[1:]
+        if value != value.strip() and parse_min_kube(value.strip())[1] is None:
+            hint = f" Remove the surrounding spaces: \"{value.strip()}\" (OLM does not trim them)."
+        elif re.fullmatch(r"(\d+)\.(\d+)", s, re.ASCII):
             hint = f" Write \"{s}.0\"."
-        hint = hint or ' Write e.g. "1.21.0".'
+        else:
+            hint = ' Write e.g. "1.21.0".'
         return None, (f"minKubeVersion '{value}' is not a full 'major.minor.patch' version; OLM fails the install with "
                       f"\"CSV version parsing error\".{hint}")
-    return (int(m.group(1)), int(m.group(2))), None
+    if v is None:
+        return None, None
+    return (v.major, v.minor), None

@@ -10,6 +10,7 @@ UP = os.path.join(FIXTURES, "rules", "upgrade-blocker", "bad")         # max "4.
 NONE = os.path.join(FIXTURES, "bundles", "good")                        # no max
 TWICE = os.path.join(FIXTURES, "rules", "max-ocp-version-ambiguous", "bad")  # two declarations
 FLOAT = os.path.join(FIXTURES, "rules", "max-ocp-version-syntax", "bad")     # value: 4.20 unquoted
+SHORT_BUILD = os.path.join(FIXTURES, "rules", "max-ocp-version-syntax", "bad-short-build")  # value: "4.16+build"
 
 
 def verdict(cluster, *paths):
@@ -53,6 +54,14 @@ def test_unquoted_yaml_float_is_what_olm_sees():
     rc, v = verdict("4.10", FLOAT)
     assert rc == 1
     assert v["csvs"][0]["max_openshift_version"] == "4.2"
+
+
+def test_build_metadata_on_a_short_version_is_invalid():
+    # blang ParseTolerant refuses "4.16+build" (a short version with build metadata): invalid, blocks
+    rc, v = verdict("4.10", SHORT_BUILD)
+    assert rc == 1
+    assert v["csvs"][0]["max_openshift_version"] is None
+    assert v["csvs"][0]["invalid"].startswith('failed to parse "4.16+build" as semver')
 
 
 def test_csv_file_path_and_usage_errors():

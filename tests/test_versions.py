@@ -81,7 +81,10 @@ def test_unquoted_number_message_shows_the_quoted_form():
     ("4.8.0", None, (4, 8), False, True),
     ("4.8.0+build", None, (4, 8), False, True),
     ("v4.8", None, (4, 8), False, True),
-    ('"4.8"', None, (4, 8), False, False),   # surrounding quotes are trimmed by OLM
+    ('"4.8"', None, None, True, False),      # quotes inside the string: OLM trims only the JSON's own quotes (\"4.8\ fails)
+    ("4.8+build", None, None, True, False),  # blang ParseTolerant refuses build metadata on a short version
+    ("4.8.0-rc.1", None, None, True, False),
+    (" 4.8 ", None, (4, 8), False, False),   # ParseTolerant trims spaces
     ("4.8.1", None, None, True, False),
     ("", None, None, True, False),
     ("four", None, None, True, False),
@@ -101,13 +104,19 @@ def test_max_openshift_version(value, raw, version, error, warning):
 
 @pytest.mark.parametrize("value,ok", [
     ("1.21.0", True), ("v1.21.0", True), ("1.25.3", True), ("1.21.0-rc.1", True),
-    ("1.21", False), ("v1.21", False), ("1", False), ("1.21.x", False), ("", False), (1.21, False),
+    ("1.021.0", True),  # coreos/go-semver (strconv.ParseInt) accepts leading zeros
+    ("1.21", False), ("v1.21", False), ("1", False), ("1.21.x", False), (" 1.21.0", False), (1.21, False),
 ])
 def test_min_kube_version(value, ok):
     kube, err = parse_min_kube(value)
     assert (err is None) == ok
     if ok:
         assert kube == (1, int(str(value).lstrip("v").split(".")[1]))
+
+
+def test_empty_min_kube_version_is_no_requirement():
+    # OLM's minKubeVersionStatus: `if minKubeVersion == "" { return true, nil }`
+    assert parse_min_kube("") == (None, None)
 
 
 def test_table_is_ordered_and_extendable():

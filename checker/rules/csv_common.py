@@ -461,16 +461,6 @@ def owned_apiservices(csv: Manifest) -> list:
 
 DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-SEMVER = re.compile(
-    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
-    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?")
-
-
-def is_semver(s: str) -> bool:
-    return bool(SEMVER.fullmatch(s))
-
-
 def dns_label_problem(s: str) -> Optional[str]:
     if len(s) > 63:
         return f"is {len(s)} characters long; at most 63 are allowed"

@@ -17,11 +17,12 @@ from functools import lru_cache
 from typing import Optional
 from urllib.parse import urlsplit
 
+from ..blangsemver import is_strict as is_semver
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
 from .csv_common import (
-    DNS1123_SUBDOMAIN, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, is_semver, mapping,
+    DNS1123_SUBDOMAIN, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, mapping,
     shown, text, the_csv,
 )
 

@@ -12,7 +12,7 @@ it needs every bundle of the operator.
 """
 from __future__ import annotations
 
-from ..blangsemver import check_range, parse_tolerant, range_fn, SemverError
+from ..blangsemver import check_range, npm_spec_contains, parse_tolerant, range_fn, SemverError
 from ..catalogs import ci_data, fbc_enabled
 from ..model import REGISTRY_V1
 from ..nodes import Scalar
@@ -530,15 +530,10 @@ def _ci_range_edge(g, f) -> bool:
     """True when the catalog CI's update graph has the skipRange edge f -> g: it parses g's
     olm.skipRange with semantic_version's NpmSpec and tests f's version
     (operator-pipelines, operator_repo/core.py ``_resolve_skip_range``)."""
-    import semantic_version
-
     ver = f.version or f.version_dir
     if not g.skip_range or not ver:
         return False
-    try:
-        return semantic_version.Version(ver.lstrip("v")) in semantic_version.NpmSpec(g.skip_range)
-    except ValueError:
-        return False
+    return npm_spec_contains(ver.lstrip("v"), g.skip_range)
 
 
 def _opm_channels(facts, channels) -> dict:

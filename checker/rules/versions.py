@@ -381,9 +381,10 @@ define("max-ocp-version-syntax", "error", "olm.maxOpenShiftVersion is not a vali
 ], explanation="""
     What: the `olm.maxOpenShiftVersion` property (CSV annotation `olm.properties` or
     metadata/properties.yaml) must be a JSON/YAML string `"{major}.{minor}"`. A number (an
-    unquoted `4.20` is the float 4.2), an empty value, something unparsable, a non-zero patch
-    (`4.8.1`), or invalid `olm.properties` JSON is an error; `4.8.0` or build metadata is a
-    warning.
+    unquoted `4.20` is the float 4.2), an empty value, something unparsable (OLM uses blang/semver
+    `ParseTolerant`, which refuses build metadata on a short version: `4.8+build`), a non-zero
+    patch or a pre-release (`4.8.1`, `4.8.0-rc.1`), or invalid `olm.properties` JSON is an error;
+    `4.8.0`, `4.8.0+build` or `v4.8` is a warning.
 
     Why: today's OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks
     every minor cluster upgrade; older OLM failed on a number.
