@@ -16,7 +16,7 @@ import gc
 import multiprocessing
 import os
 import pickle
-from typing import Iterable, Iterator, Optional
+from typing import Iterator, Optional
 
 _STATE: Optional[tuple] = None  # (repo, ctx) in a worker
 _KEYS = None  # the result cache, when workers make its keys (``cache.Cache.defer``)

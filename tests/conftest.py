@@ -49,3 +49,12 @@ def edit_good_csv(copy_fixture):
         return res
 
     return edit
+
+
+@pytest.fixture
+def catalog(tmp_path, monkeypatch):
+    """A copy of fixtures/catalog-small (not a git work tree), the current directory."""
+    dest = tmp_path / "catalog"
+    shutil.copytree(os.path.join(FIXTURES, "catalog-small"), dest, symlinks=True)
+    monkeypatch.chdir(dest)
+    return str(dest)

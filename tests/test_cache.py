@@ -22,15 +22,6 @@ from checker.cache import Cache, NotPlainData, decode, encode
 from conftest import FIXTURES
 from helpers import run_cli
 
-SMALL = os.path.join(FIXTURES, "catalog-small")
-
-
-@pytest.fixture
-def catalog(tmp_path, monkeypatch):
-    dest = tmp_path / "catalog"
-    shutil.copytree(SMALL, dest, symlinks=True)
-    monkeypatch.chdir(dest)
-    return str(dest)
 
 
 class _Mkdir:

@@ -5,7 +5,6 @@ import shutil
 
 from checker.api import check
 
-from conftest import FIXTURES
 
 
 def _by_path(res):

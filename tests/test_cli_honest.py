@@ -10,14 +10,13 @@ end: ``python -m checker`` in a subprocess on real trees (fixtures/trees/, tests
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 from helpers import ROOT, run_cli
-from trees import GOOD, build_tree
+from trees import build_tree
 
 
 @pytest.fixture

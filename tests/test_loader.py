@@ -9,8 +9,7 @@ import os
 import pytest
 
 from checker.load import Reader, load_bundle
-from checker.model import SourceFile
-from checker.nodes import Mapping, Scalar, Sequence, Skipped, to_py, walk
+from checker.nodes import Mapping, Sequence, Skipped, to_py, walk
 from checker.yamlload import Limits, decode, parse
 
 

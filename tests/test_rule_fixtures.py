@@ -39,7 +39,7 @@ def _expect(rid, case):
 
 
 def _run(copy_fixture, rid, case, exp):
-    root = copy_fixture(os.path.join("rules", rid, case))
+    copy_fixture(os.path.join("rules", rid, case))
     target = exp.get("ocp")
     changes = None
     if exp.get("changes") is not None:  # a pull request's change list (pr-shape)

@@ -20,15 +20,6 @@ from checker.merge import MergeError, merge_reports
 from conftest import FIXTURES
 from helpers import run_cli
 
-SMALL = os.path.join(FIXTURES, "catalog-small")
-
-
-@pytest.fixture
-def catalog(tmp_path, monkeypatch):
-    dest = tmp_path / "catalog"
-    shutil.copytree(SMALL, dest, symlinks=True)
-    monkeypatch.chdir(dest)
-    return str(dest)
 
 
 def _key(report):

@@ -30,7 +30,7 @@ import yaml
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import check, define, finding
-from .csv_install import CAT, csv_spec, install_modes, install_spec, strings, text
+from .csv_install import CAT, csv_spec, install_modes, install_spec, text
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
 
