@@ -33,7 +33,7 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence, Skipped, to_py
 from . import finding, rule
 from .csv_common import (
-    go_mail_address_error, go_request_uri_error, is_blank, json_array_items, load_json, pos_in, scalar_positions, the_csv,
+    examples_annotation, go_mail_address_error, go_request_uri_error, is_blank, json_array_items, load_json, pos_in, scalar_positions, the_csv,
 )
 
 RID = "alm-examples-schema"
@@ -680,12 +680,7 @@ def alm_examples_schema(bundle: Bundle, ctx):
     csv = the_csv(bundle)
     if csv is None:
         return
-    ann = csv.annotations()
-    if ann is None:
-        return
-    node = ann.get("alm-examples")
-    if node is None and ann.get("olm.examples") is not None:
-        node = ann.get("olm.examples")
+    _key, node = examples_annotation(csv.annotations())
     if is_blank(node) or not (isinstance(node, Scalar) and isinstance(node.value, str)):
         return
     if not bundle.crds:

@@ -22,7 +22,7 @@ from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
 from .images import _split_docker_domain, image_reference_problem
 from .csv_common import (
-    csv_annotation, data, dns_label_problem, dq, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
+    csv_annotation, data, dns_label_problem, dq, examples_annotation, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
     owned_crds, pos_in, scalar_positions, shown, text, the_csv,
 )
 
@@ -81,10 +81,7 @@ def alm_examples(bundle: Bundle, ctx):
         return
     sf = csv.file
     ann = csv.annotations()
-    key = ALM
-    node = ann.get(ALM) if ann is not None else None
-    if node is None and ann is not None and ann.get("olm.examples") is not None:
-        key, node = "olm.examples", ann.get("olm.examples")
+    key, node = examples_annotation(ann)
     AE = "alm-examples"
     examples = []  # (group, version, kind, line, col)
     if not is_blank(node):
@@ -276,6 +273,18 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
 PREFLIGHT_ANNOTATIONS = ("https://github.com/redhat-openshift-ecosystem/openshift-preflight/blob/main/internal/policy/"
                          "operator/required_annotations.go")
 API_BUNDLE_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/manifests/bundleloader.go"
+
+
+def _not_a_string(shape: str) -> list:
+    """What refuses an annotation of the console's whose value is not a string (the only error
+    of the rules reading them): the API server and operator-framework/api's bundle loader."""
+    return [
+        refusal("api-server", f"annotations are a map of strings: a YAML {shape} written as the value cannot be decoded "
+                "into the CSV (the only error of this rule)", K8S_ANNOTATIONS),
+        refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
+                "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
+                API_BUNDLE_LOADER),
+    ]
 
 
 @rule("feature-annotations", "warning", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", or an unknown key",
@@ -866,13 +875,7 @@ def _json_string_array(sf, node, key, rule_id):
 
 
 @rule("internal-objects", "warning", "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own",
-      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
-          refusal("api-server", "annotations are a map of strings: a YAML list or mapping written as the value cannot be "
-                  "decoded into the CSV (the only error of this rule)", K8S_ANNOTATIONS),
-          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
-                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
-                  API_BUNDLE_LOADER),
-      ])
+      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=_not_a_string("list or mapping"))
 def internal_objects(bundle: Bundle, ctx):
     """
     What: `operators.operatorframework.io/internal-objects` is a string holding a JSON array
@@ -917,13 +920,7 @@ INIT = "operatorframework.io/initialization-resource"
 
 
 @rule("initialization-resource", "warning", "initialization-resource is not a JSON object the console can read, or its kind is not an owned CRD",
-      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
-          refusal("api-server", "annotations are a map of strings: a YAML mapping written as the value cannot be decoded into "
-                  "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
-          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
-                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
-                  API_BUNDLE_LOADER),
-      ])
+      category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=_not_a_string("mapping"))
 def initialization_resource(bundle: Bundle, ctx):
     """
     What: `operatorframework.io/initialization-resource` is a string holding one JSON object
@@ -1001,13 +998,7 @@ VALID_SUB = "operators.openshift.io/valid-subscription"
 
 
 @rule("valid-subscription", "warning", "valid-subscription is not a non-empty JSON array of unique strings", category="csv",
-      mixed=True, supersedes=("manifest-invalid",), refused_by=[
-          refusal("api-server", "annotations are a map of strings: a YAML list written as the value cannot be decoded into "
-                  "the CSV (the only error of this rule)", K8S_ANNOTATIONS),
-          refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "
-                  "non-string annotation value, so operator-sdk bundle validate fails the community catalog's pull request",
-                  API_BUNDLE_LOADER),
-      ])
+      mixed=True, supersedes=("manifest-invalid",), refused_by=_not_a_string("list"))
 def valid_subscription(bundle: Bundle, ctx):
     """
     What: `operators.openshift.io/valid-subscription` is a string holding a JSON array of

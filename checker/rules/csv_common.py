@@ -728,3 +728,12 @@ def go_mail_address_error(s: str) -> Optional[str]:
     if p.s:
         return f"mail: expected single address, got {json.dumps(p.s)}"
     return None
+
+
+def examples_annotation(ann) -> tuple:
+    """``(key, node)`` of the CSV's examples: `alm-examples`, or its older spelling
+    `olm.examples` when only that one is there; ``("alm-examples", None)`` without either."""
+    node = ann.get("alm-examples") if ann is not None else None
+    if node is None and ann is not None and ann.get("olm.examples") is not None:
+        return "olm.examples", ann.get("olm.examples")
+    return "alm-examples", node
