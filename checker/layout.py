@@ -47,6 +47,18 @@ def locate(path: str) -> Optional[Place]:
     return None
 
 
+def catalog_place(path: str) -> Optional[Place]:
+    """The place of a file or directory of an operator's file-based catalog,
+    ``<root>/catalogs/<release>/<name>[/...]`` (the innermost ``catalogs`` component), or None."""
+    parts = os.path.abspath(path).split(os.sep)
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] == CATALOGS:
+            if i + 2 < len(parts) and parts[i + 2]:
+                return Place(os.sep.join(parts[:i]) or os.sep, parts[i + 2])
+            return None
+    return None
+
+
 def operator_of_rel(rel: str) -> Optional[str]:
     """The operator a repository-relative path belongs to: ``operators/<name>/...`` or a
     file-based catalog ``catalogs/<release>/<name>/...``; None for anything else."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
+from . import layout
 from .suggest import did_you_mean
 
 
@@ -31,21 +32,18 @@ def expand(paths: list) -> list:
 
 def _operator_for(path: str) -> Optional[str]:
     """The operator directory ``path`` belongs to when it is an operator's ci.yaml or a file
-    or directory of its file-based catalog; None otherwise."""
+    or directory of its file-based catalog (``layout``); None otherwise."""
     full = os.path.abspath(path)
-    parts = full.split(os.sep)
-    op_dir = None
-    if os.path.basename(full) in ("ci.yaml", "ci.yml") and len(parts) >= 3 and parts[-3] == "operators":
-        op_dir = os.path.dirname(full)
+    if os.path.basename(full) in ("ci.yaml", "ci.yml"):
+        place = layout.locate(full)
+        if place is None or place.operator is None or os.path.dirname(full) != place.operator_dir:
+            return None
     else:
-        for i in range(len(parts) - 1, 0, -1):
-            if parts[i] == "catalogs" and i + 2 < len(parts):
-                root = os.sep.join(parts[:i]) or os.sep
-                candidate = os.path.join(root, "operators", parts[i + 2])
-                if os.path.isdir(candidate):
-                    op_dir = candidate
-                break
-    if op_dir is None or not os.path.isdir(op_dir):
+        place = layout.catalog_place(full)
+        if place is None:
+            return None
+    op_dir = place.operator_dir
+    if not os.path.isdir(op_dir):
         return None
     if os.path.isabs(path):
         return op_dir
