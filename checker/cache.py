@@ -247,7 +247,8 @@ def _valid(tag: str, v, classes: dict) -> None:
         ok = (type(v.rule) is str and type(v.message) is str and type(v.path) is str
               and type(v.line) is int and type(v.column) is int and type(v.severity) in _OPT_STR
               and type(v.ocp_versions) is list and all(type(x) is str for x in v.ocp_versions)
-              and type(v.bundle) in _OPT_STR and (v.fix is None or type(v.fix) is classes["X"][0]))
+              and type(v.bundle) in _OPT_STR and (v.fix is None or type(v.fix) is classes["X"][0])
+              and type(v.detail) is str)
     elif tag == "X":
         ok = type(v.line) is int and type(v.replacement) is str and type(v.description) is str
     elif tag == "P":

@@ -35,6 +35,10 @@ class Finding:
     ocp_versions: list = field(default_factory=list)
     bundle: Optional[str] = None
     fix: Optional[Fix] = None
+    # ``message`` is one sentence (about 120 characters at most): what is wrong, with the
+    # values that matter. ``detail`` is the why and the fix (shown by ``--explain``, in the
+    # JSON report, in pull-request comments); empty when the message says it all.
+    detail: str = ""
 
     def sort_key(self):
         return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)
@@ -64,6 +68,7 @@ class Finding:
             "ocp_versions": list(self.ocp_versions),
             "bundle": self.bundle,
             "fix": self.fix.to_json() if self.fix else None,
+            "detail": self.detail,
         }
 
     @classmethod
@@ -74,4 +79,5 @@ class Finding:
             column=d.get("column", 1), severity=d.get("severity"),
             ocp_versions=list(d.get("ocp_versions") or []), bundle=d.get("bundle"),
             fix=Fix(fx["line"], fx["replacement"], fx.get("description", "")) if fx else None,
+            detail=d.get("detail") or "",
         )
