@@ -374,7 +374,8 @@ def label_rules(bundle: Bundle, ctx):
                           f"{consequence}. Add the range it supports, e.g. {LABEL_KEY}: \"{example}\".{ci_note}")
         else:
             yield finding("ocp-versions-missing", af, bundle.annotations,
-                          f"no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release ({_rels(catalogs)})",
+                          f"no {LABEL_KEY}{' while minKubeVersion is set' if ci_refuses else ''}, so the bundle is published to the "
+                          f"catalogs of every OpenShift release ({_rels(catalogs)})",
                           severity="error" if ci_refuses else None, ocp=catalogs if not vi.explicit_target else vi.ocp_versions,
                           detail=f"Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}")
 
