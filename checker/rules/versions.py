@@ -845,13 +845,13 @@ def api_rules(bundle: Bundle, ctx):
                     yield finding("removed-api", file, node,
                                   f"the owned CRD's resources entry names {kind} {v}, which {gone_in} no longer serves",
                                   severity="warning", ocp=ga_gone,
-                                  detail=f"It says instances of this CRD create {kind} {v}: on OpenShift {_rels(ga_gone)}{_range_note(vi)} "
+                                  detail=f"It says instances of this CRD create {kind} {v}: on OpenShift {_rels(ga_gone)}{_range_note(vi)}, "
                                   "an operator still creating it fails, and the console cannot list these resources. Update the "
                                   f"operator and this entry to {e.use}.")
                 elif where == "alm-examples":
                     yield finding("removed-api", file, node,
                                   f"{what} uses an API that {gone_in} no longer serves", severity="warning", ocp=ga_gone,
-                                  detail=f"On OpenShift {_rels(ga_gone)}{_range_note(vi)} the console's 'create' form for it fails. "
+                                  detail=f"On OpenShift {_rels(ga_gone)}{_range_note(vi)}, the console's 'create' form for it fails. "
                                   f"Use {e.use} instead.")
                 else:
                     yield finding("removed-api", file, node,
