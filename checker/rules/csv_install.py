@@ -118,7 +118,8 @@ def lacking(node, key: str) -> str:
 _CRD_EXPLANATION = """
     What: each entry of `spec.customresourcedefinitions.{which}` needs `name` (the CRD's
     `metadata.name`, `<plural>.<group>`), `version` (a version the CRD serves) and `kind`;
-    the documentation also requires `displayName` and `description` for every entry.
+    the documentation also requires `displayName` and `description` for every entry. A CSV
+    may list one CRD once per version: each entry is checked, and its finding names the version.
 
     Why: OLM matches {why}. Without name, version or kind (or with a name that is not
     `<plural>.<group>`) it cannot match the CRD and the install fails (error: the API server
