@@ -648,7 +648,7 @@ def kube_rules(bundle: Bundle, ctx):
                 fix = value_fix(file, node, node.value.strip() + ".0", "add the patch part")
             elif isinstance(node.value, float) and re.fullmatch(r"\d+\.\d+", node.raw):
                 fix = value_fix(file, node, node.raw + ".0", "add the patch part")
-            yield finding("min-kube-version-syntax", file, node, err, fix=fix, detail=_detail(err))
+            yield finding("min-kube-version-syntax", file, node, str(err), fix=fix, detail=_detail(err))
         elif mk is not None and vi.publication_source != "all-known":
             below = [r for r in table.releases if r.ocp in vi.ocp_versions and r.kube_key < mk]
             if not vi.explicit_target:
