@@ -22,6 +22,27 @@ DATA = os.path.join(os.path.dirname(__file__), "data")
 Ver = tuple  # (major, minor)
 
 
+class Said(str):
+    """A finding's text: the string is the message (one sentence, what is wrong), ``detail``
+    the why and the fix. A plain ``str`` everywhere else (a truthy error, a test's ``in``)."""
+
+    detail: str
+
+    def __new__(cls, message: str, detail: str = ""):
+        self = super().__new__(cls, message)
+        self.detail = detail
+        return self
+
+    def __reduce__(self):
+        return (Said, (str(self), self.detail))
+
+
+def clip(s: str, n: int = 60) -> str:
+    """A value as a message quotes it: at most ``n`` characters, cut with "…"."""
+    s = str(s).replace("\n", " ")
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
 def vkey(s: str) -> Ver:
     a, b = s.split(".")[:2]
     return int(a), int(b)
@@ -245,22 +266,25 @@ def parse_label(value, raw: Optional[str] = None) -> LabelRange:
     shown = raw if raw is not None else str(value)
     if not isinstance(value, str):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return LabelRange(shown, error=(
-                f"'{shown}' is not quoted, so YAML reads it as the number {value!s}"
-                + (f" (not {shown})" if str(value) != shown else "")
-                + f" and catalog tooling cannot read it as a version. Quote it and add the 'v': \"v{shown}\"."))
-        return LabelRange(shown, error=f"the value must be a string such as {ACCEPTED_FORMS}; it is {'empty' if value is None else 'not a string'}.")
+            return LabelRange(shown, error=Said(
+                f"'{clip(shown)}' is not quoted, so YAML reads it as the number {value!s}"
+                + (f" (not {clip(shown)})" if str(value) != shown else ""),
+                f"Catalog tooling cannot read a number as a version. Quote it and add the 'v': \"v{shown}\"."))
+        return LabelRange(shown, error=Said(f"the value is {'empty' if value is None else 'not a string'}",
+                                            f"It must be a string such as {ACCEPTED_FORMS}."))
     s = value
     if s == "":
-        return LabelRange(s, error=f"the value is empty. Write one of the accepted forms: {ACCEPTED_FORMS}.")
+        return LabelRange(s, error=Said("the value is empty", f"Write one of the accepted forms: {ACCEPTED_FORMS}."))
     if s != s.strip() or re.search(r"\s", s):
-        return LabelRange(s, error=f"'{s}' contains spaces, which catalog tooling rejects. Write it without spaces, e.g. {_nospace(s)!r}.")
+        return LabelRange(s, error=Said(f"'{clip(s)}' contains spaces, which catalog tooling rejects",
+                                        f"Write it without spaces, e.g. '{_nospace(s)}'."))
     if "," in s:
         if s in ("v4.5,v4.6", "v4.6,v4.5"):
             return LabelRange(s, lower=(4, 5), canonical="v4.5", style=[
-                f"'{s}' is the legacy comma form, accepted only as 'v4.5,v4.6' and meaning 4.5 and later; write \"v4.5\"."])
-        return LabelRange(s, error=(f"'{s}': a comma list is only accepted as the legacy 'v4.5,v4.6'; any other list keeps the "
-                                    f"bundle out of every catalog. Use a range instead: {ACCEPTED_FORMS}."))
+                Said(f"'{s}' is the legacy comma form, meaning 4.5 and later",
+                     "It is accepted only as 'v4.5,v4.6'; write \"v4.5\".")])
+        return LabelRange(s, error=Said(f"'{clip(s)}' is a comma list, accepted only as the legacy 'v4.5,v4.6'",
+                                        f"Any other list keeps the bundle out of every catalog. Use a range instead: {ACCEPTED_FORMS}."))
     out = LabelRange(s)
     m = _EXACT.fullmatch(s)
     if m:
@@ -279,26 +303,31 @@ def parse_label(value, raw: Optional[str] = None) -> LabelRange:
                 out.lower = (int(m.group(2)), int(m.group(3)))
                 vs = [m.group(1)]
             else:
-                out.error = f"'{s}' is not a valid OpenShift version range. Accepted forms: {ACCEPTED_FORMS}."
+                out.error = Said(f"'{clip(s)}' is not a valid OpenShift version range", f"Accepted forms: {ACCEPTED_FORMS}.")
                 if s.startswith("=") and "-" in s:
-                    out.error = f"'{s}': '=' (this release only) cannot be combined with a range. Write '{s[1:]}' for a range or '{s.split('-')[0]}' for one release."
+                    out.error = Said(f"'{clip(s)}' combines '=' (this release only) with a range",
+                                     f"Write '{s[1:]}' for a range or '{s.split('-')[0]}' for one release.")
                 elif s.endswith("-"):
-                    out.error = f"'{s}' has no upper bound after '-'. Write '{s[:-1]}' for that release and every later one, or give the upper bound."
+                    out.error = Said(f"'{clip(s)}' has no upper bound after '-'",
+                                     f"Write '{s[:-1]}' for that release and every later one, or give the upper bound.")
                 return out
     if "V" in vs:
-        out.error = f"'{s}' uses a capital 'V', which catalog tooling does not accept. Write '{s.replace('V', 'v')}'."
+        out.error = Said(f"'{s}' uses a capital 'V', which catalog tooling does not accept", f"Write '{s.replace('V', 'v')}'.")
         return out
     if out.upper is not None and out.lower is not None and out.lower > out.upper:
-        out.error = f"'{s}': the lower bound {vstr(out.lower)} is above the upper bound {vstr(out.upper)}, so the range is empty. Swap them: 'v{vstr(out.upper)}-v{vstr(out.lower)}'."
+        out.error = Said(f"'{s}' is empty: the lower bound {vstr(out.lower)} is above the upper bound {vstr(out.upper)}",
+                         f"Swap them: 'v{vstr(out.upper)}-v{vstr(out.lower)}'.")
         return out
     canon = _canonical(out)
     out.canonical = canon
     if None in vs:
-        out.style.append(f"'{s}' is accepted by catalog tooling but the documented form has a 'v' before each version: write \"{canon}\".")
+        out.style.append(Said(f"'{s}' lacks the 'v' the documented form has before each version",
+                              f"Catalog tooling accepts it, but write \"{canon}\"."))
     if out.lower is not None and out.lower[0] < 4:
-        out.style.append(
-            f"'{s}' starts at {vstr(out.lower)}, which is not an OpenShift 4 catalog; bundles are only published to OpenShift 4 "
-            f"catalogs, so only the 4.x part counts. Write the range from the first OpenShift 4 release you support.")
+        out.style.append(Said(
+            f"'{s}' starts at {vstr(out.lower)}, which is not an OpenShift 4 catalog",
+            "Bundles are only published to OpenShift 4 catalogs, so only the 4.x part counts. Write the range from the first "
+            "OpenShift 4 release you support."))
     return out
 
 
@@ -358,34 +387,37 @@ def parse_max(value, raw: Optional[str] = None) -> tuple:
     ``ParseTolerant``, only {major}.{minor})."""
     shown = raw if raw is not None else json.dumps(value)
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None, f"the value {shown} is not a string; write it as a quoted \"{{major}}.{{minor}}\" string, e.g. \"4.8\".", None
+        return None, Said(f"the value {clip(shown)} is not a string", "Write it as a quoted \"{major}.{minor}\" string, e.g. \"4.8\"."), None
     if isinstance(value, (int, float)):
         if raw is not None and raw != str(value):
             what = f"the unquoted {raw} is read as the number {value}"
         else:
             what = f"{shown} is a number"
-        return None, (f"{what}; OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
+        return None, Said(f"{what}, not a string", f"OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
     text = property_value_text(value)
     s = go_trim_space(text.strip('"'))
     if s == "":
-        return None, "the value is empty; OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor cluster upgrade. Write \"{major}.{minor}\", e.g. \"4.8\".", None
+        return None, Said("the value is empty", "OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor "
+                          "cluster upgrade. Write \"{major}.{minor}\", e.g. \"4.8\"."), None
     v = try_parse_tolerant(text.strip('"'))
     if v is None:
         short = try_parse_tolerant(s.split("+", 1)[0]) if "+" in s else None
         if short is not None and not short.pre and short.patch == 0:
-            return None, (f"'{s}' is not a version OLM can parse: its parser (blang/semver ParseTolerant) refuses build metadata "
-                          f"on a version without a patch part; OLM then blocks every minor cluster upgrade. Write "
-                          f"\"{vstr((short.major, short.minor))}\"."), None
-        return None, f"'{s}' is not a version OLM can parse; OLM then blocks every minor cluster upgrade. Write \"{{major}}.{{minor}}\", e.g. \"4.8\".", None
+            return None, Said(f"'{clip(s)}' is not a version OLM can parse: build metadata on a version without a patch part",
+                              "OLM's parser (blang/semver ParseTolerant) refuses it, and OLM then blocks every minor cluster "
+                              f"upgrade. Write \"{vstr((short.major, short.minor))}\"."), None
+        return None, Said(f"'{clip(s)}' is not a version OLM can parse", "OLM then blocks every minor cluster upgrade. Write "
+                          "\"{major}.{minor}\", e.g. \"4.8\"."), None
     ver = (v.major, v.minor)
     try:
         max_openshift_version(text)
     except SemverError:
-        return None, (f"'{s}' names a patch or pre-release; OLM accepts only {{major}}.{{minor}} here, reports the CSV as "
-                      f"invalid and blocks every minor cluster upgrade. Write \"{vstr(ver)}\"."), None
+        return None, Said(f"'{clip(s)}' names a patch or pre-release; OLM accepts only {{major}}.{{minor}} here",
+                          f"OLM reports the CSV as invalid and blocks every minor cluster upgrade. Write \"{vstr(ver)}\"."), None
     written = (s[1:] if s.startswith("v") else s).split(".", 2)
     if len(written) != 2 or v.build or s.startswith("v"):
-        return ver, None, f"'{s}' is accepted by today's OLM but the documented form is \"{{major}}.{{minor}}\": write \"{vstr(ver)}\"."
+        return ver, None, Said(f"'{clip(s)}' is not in the documented form \"{{major}}.{{minor}}\"",
+                               f"Today's OLM accepts it, but write \"{vstr(ver)}\".")
     return ver, None, None
 
 
@@ -400,14 +432,16 @@ def max_declarations(csv_manifest, properties_file) -> list:
             raw = node.value
             if not isinstance(raw, str):
                 out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, node.raw,
-                                   error="the olm.properties annotation must be a string holding a JSON list; OLM cannot read it."))
+                                   error=Said("the olm.properties annotation is not a string",
+                                             "It must be a string holding a JSON list; OLM cannot read it.")))
             else:
                 try:
                     props = json.loads(raw)
                 except ValueError as e:
                     if MAX_TYPE in raw:
                         out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, raw,
-                                           error=f"the olm.properties annotation is not valid JSON ({e.msg} at character {e.pos + 1}); OLM cannot read olm.maxOpenShiftVersion from it and blocks every minor cluster upgrade."))
+                                           error=Said(f"the olm.properties annotation is not valid JSON ({e.msg} at character {e.pos + 1})",
+                                                      "OLM cannot read olm.maxOpenShiftVersion from it and blocks every minor cluster upgrade.")))
                     props = []
                 if isinstance(props, list):
                     for p in props:
@@ -424,13 +458,13 @@ def max_declarations(csv_manifest, properties_file) -> list:
                 if isinstance(p, Mapping) and p.str("type") == MAX_TYPE:
                     vnode = p.get("value")
                     if vnode is None:
-                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "", error="the property has no value; write value: \"4.8\" ({major}.{minor}, quoted)."))
+                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "", error=Said("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
                         continue
                     if isinstance(vnode, Scalar):
                         d = MaxDecl("properties.yaml", properties_file, vnode, vnode.value, vnode.raw)
                         d.version, d.error, d.warning = parse_max(vnode.value, vnode.raw if vnode.style is None else None)
                     else:
-                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "", error=f"the value is {vnode.type_name()}, not a string; write value: \"4.8\".")
+                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "", error=Said(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
                     out.append(d)
     return out
 
@@ -444,8 +478,8 @@ def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
     value is no requirement)."""
     shown = raw if raw is not None else str(value)
     if not isinstance(value, str):
-        return None, (f"minKubeVersion {shown} is not a string; YAML reads it as a number. OLM needs a quoted "
-                      f"'major.minor.patch' version, e.g. \"1.21.0\".")
+        return None, Said(f"minKubeVersion {clip(shown)} is not a string; YAML reads it as a number",
+                          "OLM needs a quoted 'major.minor.patch' version, e.g. \"1.21.0\".")
     try:
         v = min_kube_version(value)
     except SemverError:
@@ -458,8 +492,8 @@ def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
             hint = f" Write \"{s}.0\"."
         else:
             hint = ' Write e.g. "1.21.0".'
-        return None, (f"minKubeVersion '{value}' is not a full 'major.minor.patch' version; OLM fails the install with "
-                      f"\"CSV version parsing error\".{hint}")
+        return None, Said(f"minKubeVersion '{clip(value)}' is not a full 'major.minor.patch' version",
+                          f"OLM fails the install with \"CSV version parsing error\".{hint}")
     if v is None:
         return None, None
     return (v.major, v.minor), None

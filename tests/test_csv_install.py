@@ -108,3 +108,14 @@ def test_csv_not_a_mapping_spec_never_raises(tmp_path, monkeypatch):
     monkeypatch.chdir(dest)
     res = check(["."])
     assert not [f.message for f in res.findings if f.rule == "internal-error"]
+
+
+def test_owned_crd_entries_per_version_are_told_apart(copy_fixture):
+    # a CSV owning one CRD once per version: each entry's finding names its version, and the
+    # detail says why the console needs the text and what to add
+    res = _case(copy_fixture, "owned-crd-fields/bad-per-version")
+    got = [f for f in res.findings if f.rule == "owned-crd-fields"]
+    assert [(f.line, f.severity) for f in got] == [(62, "warning"), (65, "warning")]
+    assert "(version v1alpha1)" in got[0].message and "(version v1)" in got[1].message
+    assert len({f.message for f in got}) == 2
+    assert all("Add displayName and description." in f.detail for f in got)

@@ -3,7 +3,8 @@
 A case directory is checked as a user would check it (copied to a fresh directory, paths
 relative to it). Its expect.yaml may set `check` (path to check, default "."), `profile`,
 `ocp`, `changes` (a pull request's change list: `[{status, path, previous_path?}]`), and for bad cases lists `findings`: each expected finding's rule, severity, path,
-line (column optional) must be reported. Good cases must report nothing for the rule.
+line (column optional) must be reported, and `contains` / `detail_contains` are text its
+message / detail must hold. Good cases must report nothing for the rule.
 No case may produce an internal error.
 """
 import os
@@ -17,6 +18,23 @@ from checker.rules import RULES, load_all
 from conftest import FIXTURES
 
 RULE_DIR = os.path.join(FIXTURES, "rules")
+
+# Rules whose findings follow the finding contract (checker/finding.py): a one-sentence message
+# of about 120 characters (150 at most) and a detail with the why and the fix. Grows as rule
+# modules are converted (here: versions, csv_install, webhooks, crds, rbac, graph).
+ONE_SENTENCE = {
+    "api-not-yet-available", "apiservice-definitions", "channel-naming", "crd-duplicate",
+    "crd-legacy-version-field", "crd-not-owned", "crd-owned-version", "crd-version-removal",
+    "dangling-bundle", "deprecated-api", "disruption-budget", "infrastructure-features-deprecated",
+    "max-ocp-version-ambiguous", "max-ocp-version-ignored", "max-ocp-version-range",
+    "max-ocp-version-syntax", "min-kube-version-range", "min-kube-version-syntax",
+    "no-version-constraints", "ocp-versions-closed-range", "ocp-versions-mismatch",
+    "ocp-versions-missing", "ocp-versions-style", "ocp-versions-syntax", "ocp-versions-unknown",
+    "owned-crd-fields", "owned-crd-missing", "rbac-crd-create", "rbac-risky", "removed-api",
+    "removed-api-on-upgrade", "replaces-missing", "replaces-ocp-narrower", "required-crd-fields",
+    "resource-requests", "skip-range", "upgrade-blocker", "upgrade-graph-loop",
+    "upgrade-graph-unverified", "webhook-admission-review-versions", "webhook-definitions"
+}
 
 
 def _cases():
@@ -59,7 +77,12 @@ def test_rule_case(rid, case, copy_fixture):
     assert rid in RULES, f"fixtures/rules/{rid}: no such rule id"
     exp = _expect(rid, case)
     res = _run(copy_fixture, rid, case, exp)
-    got = [(f.rule, f.severity, f.path, f.line, f.column, f.message) for f in res.findings]
+    got = [(f.rule, f.severity, f.path, f.line, f.column, f.message, f.detail) for f in res.findings]
+    if rid in ONE_SENTENCE:
+        for f in res.findings:
+            if f.rule == rid:
+                assert len(f.message) <= 150 and "\n" not in f.message, f.message
+                assert f.detail, f"{rid}: no detail for {f.message!r}"
     if case.startswith("good"):
         mine = [g for g in got if g[0] == rid]
         assert not mine, f"good case reported {rid}: {mine}"
@@ -68,7 +91,8 @@ def test_rule_case(rid, case, copy_fixture):
     assert wanted, f"{rid}/{case}: expect.yaml lists no findings"
     for w in wanted:
         match = [g for g in got if g[0] == w["rule"] and g[1] == w["severity"] and g[2] == w["path"] and g[3] == w["line"]
-                 and ("column" not in w or g[4] == w["column"]) and ("contains" not in w or w["contains"] in g[5])]
+                 and ("column" not in w or g[4] == w["column"]) and ("contains" not in w or w["contains"] in g[5])
+                 and ("detail_contains" not in w or w["detail_contains"] in g[6])]
         assert match, f"expected {w} in {[g[:5] for g in got]}"
 
 

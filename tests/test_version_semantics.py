@@ -46,7 +46,7 @@ def test_removed_api_on_upgrade_names_the_release_and_offers_max(copy_fixture):
     res = check(["."])
     f = [f for f in res.findings if f.rule == "removed-api-on-upgrade"][0]
     assert f.severity == "error"
-    assert "4.12" in f.message and "maxOpenShiftVersion" in f.message and '"4.11"' in f.message
+    assert "4.12" in f.message and "maxOpenShiftVersion" in f.detail and '"4.11"' in f.detail
     assert f.ocp_versions[0] == "4.12"
     assert not any(x.rule == "removed-api" for x in res.findings)  # not removed inside the published range
 

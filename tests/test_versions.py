@@ -72,7 +72,8 @@ def test_label_grammar(text, verdict, first, last, canonical):
 
 def test_unquoted_number_message_shows_the_quoted_form():
     lr = label_from_yaml("4.10")
-    assert "4.1" in lr.error and '"v4.10"' in lr.error
+    # the message says what YAML read; the detail gives the quoted form to write
+    assert "number 4.1 (not 4.10)" in lr.error and '"v4.10"' in lr.error.detail
 
 
 @pytest.mark.parametrize("value,raw,version,error,warning", [
@@ -99,7 +100,7 @@ def test_max_openshift_version(value, raw, version, error, warning):
     assert bool(err) == error
     assert bool(warn) == warning
     if raw == "4.20":
-        assert "4.2" in err and '"4.20"' in err
+        assert "number 4.2" in err and '"4.20"' in err.detail
 
 
 @pytest.mark.parametrize("value,ok", [

@@ -294,8 +294,8 @@ def crd_rules(bundle: Bundle, ctx):
         first = by_name.get(c.name)
         if first is not None:
             yield finding("crd-duplicate", c.m.file, c.name_node,
-                          f"the CRD {c.name} is defined twice: here and in {first.m.file.rel}:{first.name_node.line}; OLM "
-                          "applies one of them depending on file order and operator-sdk's bundle validation fails the "
+                          f"the CRD {c.name} is defined twice: here and in {first.m.file.rel}:{first.name_node.line}",
+                          detail="OLM applies one of them depending on file order and operator-sdk's bundle validation fails the "
                           "bundle. Keep one definition and delete the other.")
             continue
         by_name[c.name] = c
@@ -307,9 +307,9 @@ def crd_rules(bundle: Bundle, ctx):
         other = by_gk.get((c.group, c.kind))
         if other is not None:
             yield finding("crd-duplicate", c.m.file, c.name_node,
-                          f"the CRDs {other.name} ({other.m.file.rel}:{other.name_node.line}) and {c.name} both define kind "
-                          f"{c.kind} in group {c.group}; the API server accepts only one of them (the other's names are not "
-                          "accepted). Keep one definition.")
+                          f"the CRD {c.name} defines kind {c.kind} in group {c.group}, as {other.name} does",
+                          detail=f"{other.name} is at {other.m.file.rel}:{other.name_node.line}; the API server accepts only one of "
+                          "them (the other's names are not accepted). Keep one definition.")
             continue
         by_gk[(c.group, c.kind)] = c
 
@@ -338,10 +338,10 @@ def crd_rules(bundle: Bundle, ctx):
             continue
         if o.kind and c.kind and o.kind != c.kind:
             yield finding("owned-crd-missing", csv.file, o.kind_node,
-                          f"the CSV owns {o.name} with kind {o.kind}, but that CRD defines kind {c.kind}; operator-sdk's bundle "
-                          f"validation (run by catalog CI) matches owned CRDs by group, version and kind and reports "
-                          f"{o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.",
-                          fix=scalar_fix(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"))
+                          f"the CSV owns {o.name} with kind {o.kind}, but that CRD defines kind {c.kind}",
+                          fix=scalar_fix(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"),
+                          detail="operator-sdk's bundle validation (run by catalog CI) matches owned CRDs by group, version and "
+                          f"kind and reports {o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.")
         if o.version:
             yield from _owned_version(csv, o, c, last_entry.get(o.name) is o)
 
@@ -350,15 +350,15 @@ def crd_rules(bundle: Bundle, ctx):
         if c.name in owned_names or c.name in claimed:
             continue
         if c.name in required:
-            msg = (f"the CRD {c.name} is listed under required, not owned, yet the bundle ships it; a required CRD comes "
-                   "from the operator that owns it. Move the entry to owned if this operator provides the API, or remove "
-                   "the CRD from manifests/.")
+            msg = f"the CRD {c.name} is in the bundle, but the CSV lists it under required, not owned"
+            why = ("A required CRD comes from the operator that owns it. Move the entry to owned if this operator provides "
+                   "the API, or remove the CRD from manifests/.")
         else:
-            msg = (f"the CRD {c.name} is in the bundle but the CSV does not own it: no CSV manages its API, the console does "
-                   "not show it, and operator-sdk's bundle validation (run by catalog CI) fails the bundle. Add an entry "
-                   f"under spec.customresourcedefinitions.owned (name: {c.name}, version, kind: {c.kind or '...'}, "
-                   "displayName, description), or remove the CRD from manifests/.")
-        yield finding("crd-not-owned", c.m.file, c.name_node, msg)
+            msg = f"the CRD {c.name} is in the bundle, but the CSV does not own it"
+            why = ("No CSV manages its API, the console does not show it, and operator-sdk's bundle validation (run by catalog "
+                   "CI) fails the bundle. Add an entry under spec.customresourcedefinitions.owned (name: "
+                   f"{c.name}, version, kind: {c.kind or '...'}, displayName, description), or remove the CRD from manifests/.")
+        yield finding("crd-not-owned", c.m.file, c.name_node, msg, detail=why)
 
 
 def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
@@ -380,9 +380,9 @@ def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
     else:
         hint = "The bundle has no CRD at all: add the CRD's manifest to manifests/."
     yield finding("owned-crd-missing", csv.file, o.name_node,
-                  f"the CSV owns the CRD {o.name}, but no CustomResourceDefinition named {o.name} is in manifests/; OLM looks "
-                  "owned CRDs up by this exact name when it installs, so the CSV stays Pending (requirements not met). " + hint,
-                  fix=fix)
+                  f"the CSV owns the CRD {o.name}, but no CustomResourceDefinition of that name is in manifests/", fix=fix,
+                  detail="OLM looks owned CRDs up by this exact name when it installs, so the CSV stays Pending (requirements "
+                  "not met). " + hint)
 
 
 def _owned_version(csv, o: Owned, c: Crd, checked_by_olm: bool = True):
@@ -399,31 +399,32 @@ def _owned_version(csv, o: Owned, c: Crd, checked_by_olm: bool = True):
     severity = "error"
     if cv is None:
         listed = ", ".join(v.name for v in c.versions) or "none"
-        msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}) has no version {o.version} "
-               f"(it defines {listed}; served: {shown}); ")
+        msg = f"the CSV owns version {o.version} of {o.name}, but the CRD has no version {o.version}"
+        why = f"The CRD ({c.m.file.rel}) defines {listed} (served: {shown}); "
         if checked_by_olm:
-            msg += ("OLM requires the owned version to be served and leaves the CSV Pending, and operator-sdk's bundle "
+            why += ("OLM requires the owned version to be served and leaves the CSV Pending, and operator-sdk's bundle "
                     "validation (run by catalog CI) reports the owned CRD not found in the bundle")
         else:
-            msg += ("operator-sdk's bundle validation (run by catalog CI) reports this owned CRD version not found in the "
+            why += ("operator-sdk's bundle validation (run by catalog CI) reports this owned CRD version not found in the "
                     "bundle")
     else:
-        msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD ({c.m.file.rel}:{cv.node.line}) marks it "
-               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served} (served: {shown})")
+        msg = (f"the CSV owns version {o.version} of {o.name}, but the CRD marks it "
+               f"served: {str(cv.served).lower() if isinstance(cv.served, bool) else cv.served}")
+        why = f"The CRD ({c.m.file.rel}:{cv.node.line}) serves {shown}"
         if checked_by_olm:
-            msg += "; OLM requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending"
+            why += "; OLM requires the owned version to be served (\"CRD version not served\") and leaves the CSV Pending"
         else:
             severity = "warning"
-            msg += ("; OLM checks only the last owned entry of a CRD name, not this one, but the console lists "
+            why += ("; OLM checks only the last owned entry of a CRD name, not this one, but the console lists "
                     "this entry as an API users can create, and creating it fails. Describe only served versions, or drop "
                     "this entry")
     if severity == "error":
-        msg += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
+        why += (f". Own a served version of the CRD: write '{served[0]}'." if len(served) == 1
                 else ". Own a served version of the CRD, or serve this one.")
     else:
-        msg += "."
+        why += "."
         fix = None
-    yield finding("crd-owned-version", csv.file, o.version_node, msg, severity=severity, fix=fix)
+    yield finding("crd-owned-version", csv.file, o.version_node, msg, severity=severity, fix=fix, detail=why)
 
 
 def _storage_versions(c: Crd):
@@ -436,21 +437,21 @@ def _storage_versions(c: Crd):
     if vers is None and (legacy is None or v1):
         if legacy is not None:
             yield finding("crd-owned-version", c.m.file, spec.key_node("version") or spec,
-                          f"the CRD {c.name} is apiextensions.k8s.io/v1 and has only the legacy spec.version "
-                          f"({legacy.raw if isinstance(legacy, Scalar) else legacy.type_name()}), a field of v1beta1 that v1 "
-                          "does not have: OLM drops it when it decodes the CRD, the CRD has no version, and the API server "
-                          "rejects it (\"must have exactly one version marked as storage version\"). Replace it with "
-                          "spec.versions: a list with that version, served: true, storage: true and its schema.")
+                          f"the apiextensions.k8s.io/v1 CRD {c.name} has only the legacy spec.version "
+                          f"({legacy.raw if isinstance(legacy, Scalar) else legacy.type_name()}), so it has no version",
+                          detail="spec.version is a field of v1beta1 that v1 does not have: OLM drops it when it decodes the CRD, "
+                          "and the API server rejects a CRD without versions (\"must have exactly one version marked as storage "
+                          "version\"). Replace it with spec.versions: a list with that version, served: true, storage: true and its schema.")
             return
         yield finding("crd-owned-version", c.m.file, spec,
-                      f"the CRD {c.name} defines no versions; the API server rejects it. Add spec.versions with one "
-                      "version marked served: true and storage: true.")
+                      f"the CRD {c.name} defines no versions",
+                      detail="The API server rejects it. Add spec.versions with one version marked served: true and storage: true.")
         return
     if v1 and legacy is not None:
         yield finding("crd-legacy-version-field", c.m.file, spec.key_node("version") or legacy,
-                      f"the CRD {c.name} is apiextensions.k8s.io/v1 but carries spec.version, a field only v1beta1 has; v1 "
-                      "knows only spec.versions. OLM decodes the CRD into the v1 type and drops the field silently, so it has "
-                      "no effect (kubectl apply, which validates fields strictly by default since Kubernetes 1.25, rejects "
+                      f"the apiextensions.k8s.io/v1 CRD {c.name} carries spec.version, a field only v1beta1 has",
+                      detail="v1 knows only spec.versions. OLM decodes the CRD into the v1 type and drops the field silently, so "
+                      "it has no effect (kubectl apply, which validates fields strictly by default since Kubernetes 1.25, rejects "
                       "the file: unknown field \"spec.version\"). Delete the line; spec.versions says which versions exist.")
     if vers is not None and not isinstance(vers, Sequence):
         return  # a shape problem, not a version one
@@ -458,24 +459,24 @@ def _storage_versions(c: Crd):
         for what, val, node in (("served", v.served, v.served_node), ("storage", v.storage, v.storage_node)):
             if node is not None and not isinstance(val, bool):
                 yield finding("crd-owned-version", c.m.file, node,
-                              f"{what} of version {v.name} of {c.name} must be true or false (a boolean), not "
-                              f"{node.type_name()}; the API server rejects the CRD. Write {what}: true or {what}: false without quotes.")
+                              f"{what} of version {v.name} of {c.name} is {node.type_name()}, not true or false (a boolean)",
+                              detail=f"The API server rejects the CRD. Write {what}: true or {what}: false without quotes.")
     storage = [v for v in c.versions if v.storage is True]
     if len(storage) == 1:
         return
     if not storage:
         names = ", ".join(v.name for v in c.versions) or "none"
         yield finding("crd-owned-version", c.m.file, c.versions_key or spec,
-                      f"the CRD {c.name} marks no version storage: true (versions: {names}); the API server requires exactly "
-                      "one storage version and rejects the CRD. Mark the version objects are stored in (usually the newest "
-                      "stable one) storage: true.")
+                      f"the CRD {c.name} marks no version storage: true (versions: {names})",
+                      detail="The API server requires exactly one storage version and rejects the CRD. Mark the version objects "
+                      "are stored in (usually the newest stable one) storage: true.")
         return
     first = storage[0]
     for v in storage[1:]:
         yield finding("crd-owned-version", c.m.file, v.storage_node or v.node,
-                      f"the CRD {c.name} marks both {first.name} (line {first.node.line}) and {v.name} storage: true; the API "
-                      "server requires exactly one storage version and rejects the CRD. Keep storage: true on one version "
-                      "and set storage: false on the others.")
+                      f"the CRD {c.name} marks both {first.name} (line {first.node.line}) and {v.name} storage: true",
+                      detail="The API server requires exactly one storage version and rejects the CRD. Keep storage: true on one "
+                      "version and set storage: false on the others.")
 
 
 define("crd-legacy-version-field", "warning", "A v1 CRD carries the v1beta1 field spec.version", explanation="""
@@ -576,21 +577,21 @@ def crd_version_removal(repo, ctx):
                     continue
                 done.add(v)
                 fd = finding("crd-version-removal", pos.path, None,
-                             f"the CRD {name} no longer has version {v}, which {old.csv_name} ({old.rel}) stores objects in "
-                             "(storage: true): on clusters upgrading from it the version is in the CRD's storedVersions, so "
-                             "OLM refuses to update the CRD (\"risk of data loss\") and the upgrade is stuck. Keep "
-                             f"{v} in spec.versions (served: false, storage: false) until stored objects are migrated.",
-                             severity="error", line=pos.line, column=pos.column)
+                             f"the CRD {name} no longer has version {v}, which {old.csv_name} stores objects in",
+                             severity="error", line=pos.line, column=pos.column,
+                             detail=f"{old.csv_name} ({old.rel}) has it with storage: true, so on clusters upgrading from it the "
+                             "version is in the CRD's storedVersions: OLM refuses to update the CRD (\"risk of data loss\") and the "
+                             f"upgrade is stuck. Keep {v} in spec.versions (served: false, storage: false) until stored objects are migrated.")
                 fd.bundle = f.rel
                 yield fd
             for v in prev.get("served") or []:
                 if v in listed or v in done:
                     continue
                 fd = finding("crd-version-removal", pos.path, None,
-                             f"the CRD {name} drops version {v}, which {old.csv_name} ({old.rel}) still serves (it does not "
-                             f"store objects in it, so OLM lets the upgrade through); clients and manifests using {v} break "
-                             f"at once on upgrade. Ship {v} with served: false in this release first, and remove it in a "
-                             "later one.",
-                             severity="warning", line=pos.line, column=pos.column)
+                             f"the CRD {name} drops version {v}, which {old.csv_name} still serves",
+                             severity="warning", line=pos.line, column=pos.column,
+                             detail=f"{old.csv_name} ({old.rel}) does not store objects in it, so OLM lets the upgrade through; "
+                             f"clients and manifests using {v} break at once on upgrade. Ship {v} with served: false in this "
+                             "release first, and remove it in a later one.")
                 fd.bundle = f.rel
                 yield fd

@@ -14,6 +14,7 @@ from typing import Optional
 
 from ..model import Bundle
 from ..nodes import Mapping, Node, Scalar, Sequence
+from ..versions import clip
 from . import check, define, finding, refusal, value_fix
 
 CAT = "csv"
@@ -98,7 +99,7 @@ def where(mapping: Mapping, key: str) -> Node:
 def show(node) -> str:
     """A value as people read it in a message."""
     if isinstance(node, Scalar):
-        return f"'{node.raw}'" if node.raw != "" else "empty"
+        return f"'{clip(node.raw)}'" if node.raw != "" else "empty"
     return node.type_name() if node is not None else "nothing"
 
 
@@ -117,7 +118,8 @@ def lacking(node, key: str) -> str:
 _CRD_EXPLANATION = """
     What: each entry of `spec.customresourcedefinitions.{which}` needs `name` (the CRD's
     `metadata.name`, `<plural>.<group>`), `version` (a version the CRD serves) and `kind`;
-    the documentation also requires `displayName` and `description` for every entry.
+    the documentation also requires `displayName` and `description` for every entry. A CSV
+    may list one CRD once per version: each entry is checked, and its finding names the version.
 
     Why: OLM matches {why}. Without name, version or kind (or with a name that is not
     `<plural>.<group>`) it cannot match the CRD and the install fails (error: the API server
@@ -194,20 +196,26 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
         return
     if not isinstance(crds, Mapping):
         if which == "owned":  # report the shape once, under the owned rule
-            yield finding(rule_id, sf, crds, f"spec.customresourcedefinitions must be a mapping with 'owned' and 'required' lists, not {crds.type_name()}; OLM cannot read the CSV's APIs. Write customresourcedefinitions: {{owned: [...]}}.")
+            yield finding(rule_id, sf, crds, f"spec.customresourcedefinitions is {crds.type_name()}, not a mapping with 'owned' and 'required' lists",
+                          detail="OLM cannot read the CSV's APIs. Write customresourcedefinitions: {owned: [...]}.")
         return
     lst = crds.get(which)
     if lst is None or (isinstance(lst, Scalar) and lst.value is None):
         return
     internal = internal_objects(csv)
     if not isinstance(lst, Sequence):
-        yield finding(rule_id, sf, lst, f"spec.customresourcedefinitions.{which} must be a list of CRD entries (name, version, kind, displayName, description), not {lst.type_name()}; the API server rejects the CSV.")
+        yield finding(rule_id, sf, lst, f"spec.customresourcedefinitions.{which} is {lst.type_name()}, not a list of CRD entries",
+                      detail="The API server rejects the CSV. Write a list of entries with name, version, kind, displayName and description.")
         return
     for entry in lst:
         if not isinstance(entry, Mapping):
-            yield finding(rule_id, sf, entry, f"this {which} CRD entry is {entry.type_name()}, not a mapping with name, version and kind; the API server rejects the CSV. Write the entry as a mapping.")
+            yield finding(rule_id, sf, entry, f"this {which} CRD entry is {entry.type_name()}, not a mapping with name, version and kind",
+                          detail="The API server rejects the CSV. Write the entry as a mapping.")
             continue
-        label = text(entry.get("name")) or text(entry.get("kind")) or "this entry"
+        label = clip(text(entry.get("name")) or text(entry.get("kind")) or "this entry")
+        # a CSV often owns one CRD once per version: the version tells its entries apart
+        ver = text(entry.get("version"))
+        at = f" (version {clip(ver, 30)})" if ver else ""
         for key, what in (("name", "the CRD's metadata.name, '<plural>.<group>'"), ("version", "the API version, e.g. v1"), ("kind", "the kind, e.g. Widget")):
             v = entry.get(key)
             if v is None:
@@ -216,14 +224,18 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
                     guess = _crd_name_for_kind(bundle, text(entry.get("kind")))
                     if guess:
                         hint = f" (the bundle's CRD for this kind is '{guess}')"
-                yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}' has no {key} ({what}){hint}; OLM cannot match the CRD without it and the install fails. Add {key}.", severity="error")
+                yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at} has no {key}", severity="error",
+                              detail=f"The {key} is {what}{hint}; OLM cannot match the CRD without it and the install fails. Add {key}.")
             elif text(v) is None:
-                yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}' is {show(v)}, not a non-empty string ({what}); OLM cannot match the CRD. Write the {key} as a string.", severity="error")
+                yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}'{at} is {show(v)}, not a non-empty string",
+                              severity="error", detail=f"The {key} is {what}; OLM cannot match the CRD. Write the {key} as a string.")
             elif key == "name" and not _CRD_NAME.fullmatch(text(v)):
-                yield finding(rule_id, sf, v, f"the {which} CRD name '{text(v)}' is not '<plural>.<group>' (lowercase, with the API group after the first dot, e.g. widgets.example.com); a CRD's metadata.name always has that form, so OLM can never match this entry. Write the CRD's metadata.name.", severity="error")
+                yield finding(rule_id, sf, v, f"the {which} CRD name '{clip(text(v))}'{at} is not '<plural>.<group>'", severity="error",
+                              detail="A CRD's metadata.name always has that form (lowercase, with the API group after the first dot, "
+                              "e.g. widgets.example.com), so OLM can never match this entry. Write the CRD's metadata.name.")
         if which == "owned" and text(entry.get("name")) in internal:
             continue  # the console hides internal objects: their UI text is never shown
-        yield from _ui_text(rule_id, sf, entry, f"the {which} CRD entry '{label}'")
+        yield from _ui_text(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at}")
 
 
 def _ui_text(rule_id, sf, entry: Mapping, what: str):
@@ -239,9 +251,8 @@ def _ui_text(rule_id, sf, entry: Mapping, what: str):
             node = node or v
     if lacking:
         keys = " and ".join(k.split()[-1] for k in lacking)
-        yield finding(rule_id, sf, node or entry,
-                      f"{what} has {' and '.join(lacking)}; the console shows them for this API and the CSV documentation requires both. Add {keys}.",
-                      severity="warning")
+        yield finding(rule_id, sf, node or entry, f"{what} has {' and '.join(lacking)}", severity="warning",
+                      detail=f"The console shows them for this API and the CSV documentation requires both. Add {keys}.")
 
 
 def _crd_name_for_kind(bundle: Bundle, kind: Optional[str]) -> Optional[str]:
@@ -278,7 +289,8 @@ def apiservice_definitions(bundle: Bundle, ctx):
     if defs is None or (isinstance(defs, Scalar) and defs.value is None):
         return
     if not isinstance(defs, Mapping):
-        yield finding("apiservice-definitions", sf, defs, f"spec.apiservicedefinitions must be a mapping with 'owned' and 'required' lists, not {defs.type_name()}; the API server rejects the CSV.", severity="error")
+        yield finding("apiservice-definitions", sf, defs, f"spec.apiservicedefinitions is {defs.type_name()}, not a mapping with 'owned' and 'required' lists",
+                      severity="error", detail="The API server rejects the CSV.")
         return
     deps = deployment_names(spec)
     for which in ("owned", "required"):
@@ -286,13 +298,15 @@ def apiservice_definitions(bundle: Bundle, ctx):
         if lst is None or (isinstance(lst, Scalar) and lst.value is None):
             continue
         if not isinstance(lst, Sequence):
-            yield finding("apiservice-definitions", sf, lst, f"spec.apiservicedefinitions.{which} must be a list of API service entries, not {lst.type_name()}; the API server rejects the CSV.", severity="error")
+            yield finding("apiservice-definitions", sf, lst, f"spec.apiservicedefinitions.{which} is {lst.type_name()}, not a list of API service entries",
+                          severity="error", detail="The API server rejects the CSV.")
             continue
         for entry in lst:
             if not isinstance(entry, Mapping):
-                yield finding("apiservice-definitions", sf, entry, f"this {which} API service entry is {entry.type_name()}, not a mapping with group, version, kind and name; the API server rejects the CSV.", severity="error")
+                yield finding("apiservice-definitions", sf, entry, f"this {which} API service entry is {entry.type_name()}, not a mapping with group, version, kind and name",
+                              severity="error", detail="The API server rejects the CSV.")
                 continue
-            label = ".".join(x for x in (text(entry.get("name")), text(entry.get("group"))) if x) or text(entry.get("kind")) or "this entry"
+            label = clip(".".join(x for x in (text(entry.get("name")), text(entry.get("group"))) if x) or text(entry.get("kind")) or "this entry")
             for key, what in (("group", "the API group, e.g. metrics.example.com"), ("version", "the version, e.g. v1"),
                               ("kind", "the kind, e.g. Widget"), ("name", "the plural resource name, e.g. widgets")):
                 v = entry.get(key)
@@ -300,18 +314,23 @@ def apiservice_definitions(bundle: Bundle, ctx):
                     node = entry if v is None else v
                     why = ("OLM creates the APIService <version>.<group> from these fields" if which == "owned"
                            else "OLM waits for the APIService <version>.<group> to be available before installing")
-                    yield finding("apiservice-definitions", sf, node, f"the {which} API service entry '{label}' has {lacking(v, key)} ({what}); {why}, so the install cannot succeed. Write {key} as a non-empty string.", severity="error")
+                    yield finding("apiservice-definitions", sf, node, f"the {which} API service entry '{label}' has {lacking(v, key)}", severity="error",
+                                  detail=f"The {key} is {what}; {why}, so the install cannot succeed. Write {key} as a non-empty string.")
             if which == "owned":
                 dn = entry.get("deploymentName")
                 name = text(dn)
                 if name is None:
                     yield finding("apiservice-definitions", sf, entry if dn is None else dn,
-                                  f"the owned API service entry '{label}' has {lacking(dn, 'deploymentName')}; OLM serves the API from that deployment (it mounts the serving certificate into it and points the APIService's Service at it), so the APIService never becomes available. Set deploymentName to one of the CSV's deployments ({', '.join(deps) or 'none defined'}).",
-                                  severity="error")
+                                  f"the owned API service entry '{label}' has {lacking(dn, 'deploymentName')}", severity="error",
+                                  detail="OLM serves the API from that deployment (it mounts the serving certificate into it and points the "
+                                  "APIService's Service at it), so the APIService never becomes available. Set deploymentName to one of "
+                                  f"the CSV's deployments ({', '.join(deps) or 'none defined'}).")
                 elif name not in deps:
                     yield finding("apiservice-definitions", sf, dn,
-                                  f"deploymentName '{name}' of the owned API service '{label}' is not a deployment of this CSV's install strategy ({', '.join(deps) or 'none defined'}); OLM cannot find the deployment to serve the API and the install fails. Use one of the CSV's deployment names.",
-                                  severity="error")
+                                  f"deploymentName '{clip(name)}' of the owned API service '{label}' is not a deployment of this CSV",
+                                  severity="error",
+                                  detail=f"The CSV's install strategy has {', '.join(deps) or 'no deployment'}; OLM cannot find the deployment "
+                                  "to serve the API and the install fails. Use one of the CSV's deployment names.")
             yield from _ui_text("apiservice-definitions", sf, entry, f"the {which} API service entry '{label}'")
 
 
@@ -382,7 +401,7 @@ def resource_requests(bundle: Bundle, ctx):
         for c in containers:
             if not isinstance(c, Mapping):
                 continue
-            cname = text(c.get("name")) or "(unnamed)"
+            cname = clip(text(c.get("name")) or "(unnamed)")
             res = c.get("resources")
             req = res.get("requests") if isinstance(res, Mapping) else None
             lim = res.get("limits") if isinstance(res, Mapping) else None
@@ -397,9 +416,11 @@ def resource_requests(bundle: Bundle, ctx):
             node = c.key_node("resources") if isinstance(res, Mapping) and c.key_node("resources") is not None else c.key_node("name") or c
             what = " and ".join(missing)
             yield finding("resource-requests", sf, node,
-                          f"container '{cname}' of deployment '{dname or '(unnamed)'}' requests no {what} (and sets no {what} limit that Kubernetes would copy into the request); "
-                          f"without requests the scheduler cannot place the pod sensibly, it is the first to be evicted under pressure, and namespaces with a ResourceQuota refuse to create it. "
-                          f"Add resources.requests.{' and resources.requests.'.join(m.lower() for m in missing)} with what the operator needs (e.g. cpu: 10m, memory: 64Mi).")
+                          f"container '{cname}' of deployment '{clip(dname or '(unnamed)')}' requests no {what}",
+                          detail=f"It sets no {what} limit either, which Kubernetes would copy into the request. Without requests the "
+                          "scheduler cannot place the pod sensibly, it is the first to be evicted under pressure, and namespaces with a "
+                          "ResourceQuota refuse to create it. Add resources.requests."
+                          f"{' and resources.requests.'.join(m.lower() for m in missing)} with what the operator needs (e.g. cpu: 10m, memory: 64Mi).")
 
 
 def _quantity(node) -> bool:
@@ -488,21 +509,24 @@ def channel_naming(bundle: Bundle, ctx):
         if ch in seen or _CHANNEL_OK.fullmatch(ch):
             continue
         seen.add(ch)
+        shown_ch = clip(ch)
         if ch == SDK_SCAFFOLD_CHANNEL:
             yield finding("channel-naming", af, node,
-                          f"the channel '{ch}' is operator-sdk's scaffolded default; the recommended names are candidate, fast and stable (optionally with a version, e.g. stable-v1). "
-                          "Keep it for early-access releases; when the operator is ready for users, publish to a stable channel too.",
-                          severity="info")
+                          f"the channel '{shown_ch}' is operator-sdk's scaffolded default, not candidate, fast or stable", severity="info",
+                          detail="The recommended names are candidate, fast and stable (optionally with a version, e.g. stable-v1). "
+                          "Keep it for early-access releases; when the operator is ready for users, publish to a stable channel too.")
         elif _established(bundle, ctx, ch):
             yield finding("channel-naming", af, node,
-                          f"the channel '{ch}' does not follow the recommended naming (candidate, fast or stable, optionally with a version: stable-v1), but other bundles of this operator already publish to it and renaming it would strand existing subscriptions. "
-                          "Nothing to change here; name new channels candidate, fast or stable.",
-                          severity="info")
+                          f"the channel '{shown_ch}' is not a recommended name, but other bundles of this operator already publish to it",
+                          severity="info",
+                          detail="The recommended names are candidate, fast or stable, optionally with a version (stable-v1); renaming "
+                          "this channel would strand existing subscriptions. Nothing to change here; name new channels candidate, fast or stable.")
         else:
             yield finding("channel-naming", af, node,
-                          f"the channel '{ch}' does not follow the recommended channel naming (candidate, fast or stable, optionally with a version: stable-v1, fast-v1.2); "
-                          "users and the console expect those names to say how tested a release is. Rename it before users subscribe to it (afterwards a rename strands their subscriptions).",
-                          severity="warning")
+                          f"the channel '{shown_ch}' does not follow the recommended naming (candidate, fast or stable)", severity="warning",
+                          detail="Recommended: candidate, fast or stable, optionally with a version (stable-v1, fast-v1.2); users and the "
+                          "console expect those names to say how tested a release is. Rename it before users subscribe to it "
+                          "(afterwards a rename strands their subscriptions).")
 
 
 define("channel-naming", "warning", "A channel name outside the candidate/fast/stable conventions (info for SDK's default 'alpha')",
@@ -558,20 +582,24 @@ def disruption_budget(bundle: Bundle, ctx):
             mu = spec.get("maxUnavailable")
             if _pdb_zero(mu):
                 yield finding("disruption-budget", m.file, mu,
-                              f"PodDisruptionBudget '{m.name or '?'}' sets maxUnavailable to {mu.raw}: no pod may ever be evicted, so node drains hang and cluster upgrades stall (OLM's documented limit for bundled PDBs). "
+                              f"PodDisruptionBudget '{clip(m.name or '?')}' sets maxUnavailable to {clip(mu.raw)}: no pod may ever be evicted",
+                              detail="Node drains hang and cluster upgrades stall (OLM's documented limit for bundled PDBs). "
                               "Allow at least one disruption (maxUnavailable: 1), or use minAvailable below the replica count.")
             ma = spec.get("minAvailable")
             if _pdb_full(ma):
                 yield finding("disruption-budget", m.file, ma,
-                              f"PodDisruptionBudget '{m.name or '?'}' sets minAvailable to 100%: no pod may ever be evicted, so node drains hang and cluster upgrades stall (OLM's documented limit for bundled PDBs). "
+                              f"PodDisruptionBudget '{clip(m.name or '?')}' sets minAvailable to 100%: no pod may ever be evicted",
+                              detail="Node drains hang and cluster upgrades stall (OLM's documented limit for bundled PDBs). "
                               "Use a lower percentage or count (e.g. minAvailable: 1 with 2 or more replicas), or maxUnavailable: 1.")
         elif kind == "PriorityClass" and isinstance(m.root, Mapping):
             gd = m.root.get("globalDefault")
             if isinstance(gd, Scalar) and gd.value is True:
                 yield finding("disruption-budget", m.file, gd,
-                              f"PriorityClass '{m.name or '?'}' sets globalDefault: true: it would become the priority of every pod in the cluster created without a priorityClassName, not only the operator's (OLM's documented limit for bundled PriorityClasses). "
-                              "Set globalDefault: false and reference the class by priorityClassName in the operator's pods.",
-                              fix=value_fix(m.file, gd, "false", "globalDefault: false"))
+                              f"PriorityClass '{clip(m.name or '?')}' sets globalDefault: true, the priority of every pod in the cluster",
+                              fix=value_fix(m.file, gd, "false", "globalDefault: false"),
+                              detail="It would become the priority of every pod created without a priorityClassName, not only the "
+                              "operator's (OLM's documented limit for bundled PriorityClasses). Set globalDefault: false and reference "
+                              "the class by priorityClassName in the operator's pods.")
 
 
 define("disruption-budget", "error", "A bundled PodDisruptionBudget blocks every eviction, or a bundled PriorityClass is the cluster default",

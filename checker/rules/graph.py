@@ -16,7 +16,8 @@ from ..blangsemver import check_range, npm_spec_contains, parse_tolerant, range_
 from ..catalogs import ci_data, fbc_enabled
 from ..model import REGISTRY_V1
 from ..nodes import Scalar
-from ..versions import vkey
+from ..report.text import _ranges
+from ..versions import clip, vkey
 from . import check, define, finding, refusal
 
 OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
@@ -196,11 +197,14 @@ def upgrade_graph_unverified(repo, ctx):
             continue
         p = f.replaces_pos if f.replaces else (f.skips[0][1] if f.skips else f.skip_range_pos)
         path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
+        listed = "; ".join(edges)
         yield finding("upgrade-graph-unverified", path, None,
-                      f"this bundle is checked on its own, not in operators/<name>/<version>/ of a catalog repository, so its upgrade "
-                      f"edges ({'; '.join(edges)}) are not compared with other bundles of its operator: whether the bundles they name "
-                      f"exist, and whether the graph dangles or loops, is not verified. Check it at operators/<name>/<version>/ of its "
-                      f"catalog repository to have them checked.", line=line, column=col)
+                      f"the upgrade edges of this bundle ({clip(listed, 70)}) are not verified: it is checked without its operator",
+                      line=line, column=col,
+                      detail=f"{'Its upgrade edges: ' + listed + '. ' if len(listed) > 70 else ''}The bundle is checked on its own, "
+                      "not in operators/<name>/<version>/ of a catalog repository, so its edges are not compared with other bundles "
+                      "of its operator: whether the bundles they name exist, and whether the graph dangles or loops, is not verified. "
+                      "Check it at operators/<name>/<version>/ of its catalog repository to have them checked.")
 
 
 def _version(f):
@@ -279,10 +283,10 @@ def replaces_rules(repo, ctx):
                 continue
             path, line, col = _pos(f)
             if f.replaces == f.csv_name:
-                yield finding("replaces-missing", path, None,
-                              f"spec.replaces names this bundle itself ({f.replaces}); a bundle cannot upgrade from itself"
-                              f"{_SEMVER_NOTE if semver else ''} and the catalog's CI refuses it. Name the previous version's CSV, or remove replaces.",
-                              line=line, column=col)
+                yield finding("replaces-missing", path, None, f"spec.replaces names this bundle itself ({clip(f.replaces)})",
+                              line=line, column=col,
+                              detail=f"A bundle cannot upgrade from itself{_SEMVER_NOTE if semver else ''} and the catalog's CI "
+                              "refuses it. Name the previous version's CSV, or remove replaces.")
                 continue
             old = by_csv.get(f.replaces)
             if old is None:
@@ -296,9 +300,10 @@ def replaces_rules(repo, ctx):
                        "repository does not have" if semver else
                        "opm refuses to build a channel whose replaces chain reaches a missing bundle, and the catalog's CI refuses it")
                 yield finding("replaces-missing", path, None,
-                              f"spec.replaces names {f.replaces}, but no bundle of operator '{name}' in the repository has that CSV name "
-                              f"(known: {_few(sorted(by_csv))}); {who}.{hint} "
-                              f"Name an existing CSV or remove replaces.{'' if semver else graph_of(f)}", line=line, column=col)
+                              f"spec.replaces names {clip(f.replaces)}, but no bundle of operator '{name}' in the repository has that CSV name",
+                              line=line, column=col,
+                              detail=f"The operator's CSVs: {_few(sorted(by_csv))}; {who}.{hint} "
+                              f"Name an existing CSV or remove replaces.{'' if semver else graph_of(f)}")
                 continue
             new_rel, old_rel = set(f.ocp_versions), set(old.ocp_versions)
             missing = new_rel - old_rel
@@ -314,9 +319,11 @@ def replaces_rules(repo, ctx):
                           if semver else "in those catalogs the replaces chain reaches a bundle the catalog lacks, which opm refuses, and the "
                           "catalog's CI refuses it")
                 yield finding("replaces-ocp-narrower", path, None,
-                              f"this bundle ({_label(f)}, label '{f.label or 'none'}') is published to {', '.join(ms)} where the bundle it replaces "
-                              f"({f.replaces}, label '{old.label or 'none'}') is not: {effect}. Align the ranges: widen {old.version_dir or old.rel}'s com.redhat.openshift.versions, or "
-                              f"narrow this one's to the replaced bundle's.{graph_of(f)}", ocp=ms, line=line, column=col)
+                              f"this bundle ({clip(_label(f), 30)}) is published to OpenShift {_ranges(ms)}, where the bundle it "
+                              f"replaces ({clip(f.replaces, 40)}) is not", ocp=ms, line=line, column=col,
+                              detail=f"Their labels: this one's '{f.label or 'none'}', the replaced bundle's '{old.label or 'none'}'; "
+                              f"{effect}. Align the ranges: widen {old.version_dir or old.rel}'s com.redhat.openshift.versions, or "
+                              f"narrow this one's to the replaced bundle's.{graph_of(f)}")
 
 
 _SEMVER_NOTE = " (in this semver-mode operator opm ignores spec.replaces: upgrade edges follow version order)"
@@ -337,15 +344,16 @@ def skip_range(repo, ctx):
         path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
         err = check_range(f.skip_range)
         if err is not None:
-            yield finding("skip-range", path, None,
-                          f"olm.skipRange '{f.skip_range}' is not a range OLM can parse: {err}. OLM (blang/semver) cannot read it, so the "
-                          "range is ignored and the versions it should cover get no upgrade edge to this bundle. Write comparators with "
-                          "full versions, e.g. '>=1.0.0 <1.2.0' (OR with '||').", line=line, column=col)
+            yield finding("skip-range", path, None, f"olm.skipRange '{clip(f.skip_range, 40)}' is not a range OLM can parse: {err}",
+                          line=line, column=col,
+                          detail="OLM (blang/semver) cannot read it, so the range is ignored and the versions it should cover get "
+                          "no upgrade edge to this bundle. Write comparators with full versions, e.g. '>=1.0.0 <1.2.0' (OR with '||').")
         elif " - " in f.skip_range:
             yield finding("skip-range", path, None,
-                          f"olm.skipRange '{f.skip_range}' looks like a hyphen range, but OLM's parser drops the '-' and reads it as "
-                          "'exactly one version AND exactly the other', which matches nothing. Write '>=A <=B' instead.",
-                          severity="warning", line=line, column=col)
+                          f"olm.skipRange '{clip(f.skip_range)}' is a hyphen range, which OLM reads as matching nothing",
+                          severity="warning", line=line, column=col,
+                          detail="OLM's parser drops the '-' and reads it as 'exactly one version AND exactly the other', which "
+                          "matches nothing. Write '>=A <=B' instead.")
 
 
 class _Channel:
@@ -515,9 +523,10 @@ def graph_rules(repo, ctx):
                                 "checks replaces cycles only, and the catalog's CI, whose npm-style range parser leaves this range's "
                                 "prerelease versions out, does not see the loop"), "warning"
                 yield finding("upgrade-graph-loop", path, None,
-                              f"the upgrade graph of channel '{cname}' loops: {text} (an arrow means 'upgrades to', from replaces, skips and "
-                              f"olm.skipRange). {why}. {fix}",
-                              severity=sev, line=line, column=col)
+                              f"the upgrade graph of channel '{clip(cname, 40)}' loops: {clip(text, 80)}",
+                              severity=sev, line=line, column=col,
+                              detail=f"{'The loop: ' + text + '. ' if len(text) > 80 else ''}An arrow means 'upgrades to', from "
+                              f"replaces, skips and olm.skipRange; {why}. {fix}")
             if not explicit and not ch.edges:
                 # no updateGraph in ci.yaml and not one replaces/skips/skipRange edge in the
                 # channel: the bundles were never meant to form a replaces chain
@@ -623,11 +632,11 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
                   "the catalog's CI, which counts edges from every bundle in the repository, lets it through")
         path, line, col = _pos(f, "csv")
         yield finding("dangling-bundle", path, None,
-                      f"{_label(f)} is dangling: it is in channel {chans} but is not its head, and no bundle of the catalog opm builds "
-                      f"replaces it, skips it or covers it with olm.skipRange (opm follows replaces from each channel head, across "
-                      f"channels: {head_txt}). OLM never offers clusters that installed it an upgrade, and {ci_txt}.{tail} Make a newer bundle of the channel replace or skip "
-                      f"{f.csv_name or _label(f)}, or cover it with olm.skipRange.",
-                      line=line, column=col)
+                      f"{clip(_label(f), 40)} in channel {clip(chans, 40)} is dangling: no bundle of the catalog replaces, skips or "
+                      "covers it", line=line, column=col,
+                      detail=f"It is not the channel's head, and opm follows replaces from each channel head, across channels "
+                      f"({head_txt}). OLM never offers clusters that installed it an upgrade, and {ci_txt}.{tail} Make a newer "
+                      f"bundle of the channel replace or skip {f.csv_name or _label(f)}, or cover it with olm.skipRange.")
 
 
 @check("repo")
@@ -660,15 +669,17 @@ def default_channel(repo, ctx):
                 # a single bundle here is the operator's only one
                 alone = " (it is the operator's only bundle)" if len(reg) == 1 else ""
                 yield finding("bundle-annotations", path, None,
-                              f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}){alone}. "
-                              f"This bundle ({_label(f)}) is the package's highest version, so its default channel becomes the package's, "
-                              f"and opm refuses a package whose default channel does not exist: the catalog build fails. Set it to one of "
-                              f"{chans}, or add '{d}' to this bundle's operators.operatorframework.io.bundle.channels.v1.",
-                              severity="error", line=line, column=col)
+                              f"the default channel '{clip(d, 40)}' is not a channel of any bundle of operator '{name}'",
+                              severity="error", line=line, column=col,
+                              detail=f"Its channels: {chans}{alone}. This bundle ({_label(f)}) is the package's highest version, so "
+                              "its default channel becomes the package's, and opm refuses a package whose default channel does not "
+                              f"exist: the catalog build fails. Set it to one of {chans}, or add '{d}' to this bundle's "
+                              "operators.operatorframework.io.bundle.channels.v1.")
             else:
                 now = f" (today {_label(decider)}'s '{decider.default_channel.strip()}')" if decider is not None else ""
                 yield finding("bundle-annotations", path, None,
-                              f"the default channel '{d}' is not a channel of any bundle of operator '{name}' (its channels: {chans}). "
-                              f"Only the package's highest-version bundle sets the default channel{now}, so nothing refuses this one, but "
-                              f"it misleads readers and would break the package were this bundle the newest. Set it to one of {chans}.",
-                              severity="warning", line=line, column=col)
+                              f"the default channel '{clip(d, 40)}' is not a channel of any bundle of operator '{name}'",
+                              severity="warning", line=line, column=col,
+                              detail=f"Its channels: {chans}. Only the package's highest-version bundle sets the default channel{now}, "
+                              "so nothing refuses this one, but it misleads readers and would break the package were this bundle the "
+                              f"newest. Set it to one of {chans}.")

@@ -29,6 +29,7 @@ import yaml
 
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
+from ..versions import clip
 from . import check, define, finding
 from .csv_install import CAT, csv_spec, install_modes, install_spec, text
 
@@ -147,6 +148,26 @@ def _grants(bundle: Bundle) -> list:
 CRD_GROUP, CRD_RESOURCE = "apiextensions.k8s.io", "customresourcedefinitions"
 
 
+def _who(g: Grant) -> str:
+    """Where a grant comes from, short enough for a one-sentence message (``g.source`` in full
+    says more: the detail says the rest)."""
+    if g.scope == "cluster" and g.sa:
+        return f"the CSV's clusterPermissions for '{clip(g.sa, 40)}'"
+    if g.scope == "permissions":
+        return f"the CSV's permissions for '{clip(g.sa, 40)}'"
+    return clip(g.source, 80)
+
+
+def _names(names: list) -> str:
+    """A few names for a message; the rest counted."""
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _lifted(g: Grant) -> str:
+    """The CSV's permissions are lifted to a ClusterRole in AllNamespaces installs (``g.source`` says it)."""
+    return "These permissions are cluster-wide when installed for AllNamespaces. " if g.scope == "permissions" else ""
+
+
 @check("bundle")
 def rbac_crd_create(bundle: Bundle, ctx):
     gs = grants(bundle)
@@ -165,37 +186,41 @@ def rbac_crd_create(bundle: Bundle, ctx):
             if g.scope == "permissions" and g.sa in cluster_sas:
                 continue  # the same account has it in clusterPermissions: reported there
             if not wide:
-                yield finding("rbac-crd-create", g.file, g.node, _namespaced_crd_message(g, verbs[0]))
+                msg, why = _namespaced_crd_message(g, verbs[0])
+                yield finding("rbac-crd-create", g.file, g.node, msg, detail=why)
                 continue
             if not g.cluster_wide:
                 continue  # a wildcard Role grants everything namespaced; CRDs are not the point
             # a wildcard in permissions of a CSV that also supports AllNamespaces: lifted there
         yield finding("rbac-crd-create", g.file, g.node,
-                      f"{how} in {g.source} lets the operator create CustomResourceDefinitions (verb '{verbs[0]}'{' on all resources' if wide else ''}). "
-                      "OLM installs and upgrades the CRDs a bundle ships and checks them against existing custom resources; CRDs the operator creates itself escape that, are not removed or upgraded by OLM, and can collide with other operators. "
-                      "Ship the CRDs in the bundle and drop 'create' on customresourcedefinitions (get/list/watch, or update/patch on named CRDs, are enough to manage them).")
+                      f"{how} in {_who(g)} lets the operator create CustomResourceDefinitions (verb '{verbs[0]}'{' on all resources' if wide else ''})",
+                      detail=_lifted(g)
+                      + "OLM installs and upgrades the CRDs a bundle ships and checks them against existing custom resources; CRDs "
+                      "the operator creates itself escape that, are not removed or upgraded by OLM, and can collide with other "
+                      "operators. Ship the CRDs in the bundle and drop 'create' on customresourcedefinitions (get/list/watch, or "
+                      "update/patch on named CRDs, are enough to manage them).")
 
 
-def _namespaced_crd_message(g: Grant, verb: str) -> str:
+def _namespaced_crd_message(g: Grant, verb: str) -> tuple:
+    """(message, detail) for a grant of create on CRDs that a namespaced Role holds."""
     if g.scope == "role":
-        where = (f"{g.source} is a namespaced Role, and CustomResourceDefinitions are cluster-scoped: a Role cannot grant "
-                 f"them, so this rule (verb '{verb}' on customresourcedefinitions) grants nothing. The API server and OLM "
-                 "accept the Role without complaint; the operator gets 'forbidden' when it tries to create a CRD.")
-        fix = "Grant it in the CSV's clusterPermissions (or a ClusterRole), or better ship the CRDs in the bundle and drop 'create'."
+        msg = f"{_who(g)} is a namespaced Role: its '{verb}' on customresourcedefinitions grants nothing"
+        why = ("CustomResourceDefinitions are cluster-scoped, and a Role cannot grant them; the API server and OLM accept the "
+               "Role without complaint, and the operator gets 'forbidden' when it tries to create a CRD. Grant it in the CSV's "
+               "clusterPermissions (or a ClusterRole), or better ship the CRDs in the bundle and drop 'create'.")
+        return msg, why
+    modes = ", ".join(g.namespaced_modes)
+    msg = f"'{verb}' on customresourcedefinitions in {_who(g)} grants nothing in {modes} installs"
+    why = ("There OLM creates permissions as namespaced Roles, and a Role cannot grant cluster-scoped CustomResourceDefinitions: "
+           "neither the API server nor OLM refuses it, and the operator gets 'forbidden' at run time when it creates a CRD. ")
+    if not g.cluster_wide:
+        why += "The CSV does not support AllNamespaces, so the operator never gets this permission. "
     else:
-        modes = ", ".join(g.namespaced_modes)
-        where = (f"this rule in {g.source} asks for '{verb}' on customresourcedefinitions, but in {modes} installs OLM "
-                 "creates permissions as namespaced Roles, and a Role cannot grant cluster-scoped CustomResourceDefinitions: "
-                 "the grant does nothing there. Neither the API server nor OLM refuses it; the operator gets 'forbidden' at run "
-                 "time when it creates a CRD.")
-        if not g.cluster_wide:
-            where += " The CSV does not support AllNamespaces, so the operator never gets this permission."
-        else:
-            where += (" In AllNamespaces installs OLM lifts it to a ClusterRole, and there the operator may create CRDs "
-                      "that OLM neither upgrades nor removes.")
-        fix = ("Move the rule to clusterPermissions if the operator must create CRDs, or better ship the CRDs in the bundle "
-               "and drop 'create'.")
-    return f"{where} {fix}"
+        why += ("In AllNamespaces installs OLM lifts it to a ClusterRole, and there the operator may create CRDs that OLM "
+                "neither upgrades nor removes. ")
+    why += ("Move the rule to clusterPermissions if the operator must create CRDs, or better ship the CRDs in the bundle "
+            "and drop 'create'.")
+    return msg, why
 
 
 @check("bundle")
@@ -208,10 +233,10 @@ def rbac_risky(bundle: Bundle, ctx):
             verbs = g.allows("create", "update", "patch")
             if verbs:
                 yield finding("rbac-risky", g.file, g.node,
-                              f"{g.source} may create or change PodDisruptionBudgets (verb '{verbs[0]}'). "
-                              "A budget that allows no disruption blocks node drains and stalls cluster upgrades. "
-                              "Usual for operators of clustered workloads; make sure the budgets the operator writes always allow at least one disruption.",
-                              severity="info")
+                              f"{_who(g)} may create or change PodDisruptionBudgets (verb '{verbs[0]}')", severity="info",
+                              detail=_lifted(g)
+                              + "A budget that allows no disruption blocks node drains and stalls cluster upgrades. Usual for "
+                              "operators of clustered workloads; make sure the budgets the operator writes always allow at least one disruption.")
 
 
 def _scc(g: Grant, defaults: frozenset):
@@ -227,33 +252,38 @@ def _scc(g: Grant, defaults: frozenset):
         else:
             effect = ""
         yield finding("rbac-risky", g.file, g.node,
-                      f"{g.source} may modify the default SecurityContextConstraints {', '.join(named)} (verb '{verbs[0]}'). {effect}"
-                      "OpenShift's default SCCs must not be changed: platform pods rely on them, upgrades reset them, and changing them weakens every workload's security. "
-                      "Remove the default names from resourceNames; create the operator's own SCC and grant 'use' of it instead.",
-                      severity="warning")
+                      f"{_who(g)} may modify the default SecurityContextConstraints {_names(named)} (verb '{verbs[0]}')",
+                      severity="warning",
+                      detail=_lifted(g) + (f"The default SCCs named: {', '.join(named)}. " if len(named) > 3 else "")
+                      + f"{effect}OpenShift's default SCCs must not be changed: platform pods rely on them, upgrades reset them, "
+                      "and changing them weakens every workload's security. Remove the default names from resourceNames; create "
+                      "the operator's own SCC and grant 'use' of it instead.")
         return
     if verbs and not g.names:
         if not g.cluster_wide:
             return  # a Role grants nothing on cluster-scoped SCCs, and names no default SCC
         yield finding("rbac-risky", g.file, g.node,
-                      f"{g.source} may modify every SecurityContextConstraints object (verb '{verbs[0]}' without resourceNames), including OpenShift's default SCCs, which must never be changed. "
-                      "If the operator manages its own SCCs, keep 'create' in this rule and move update/patch/delete to a rule with resourceNames listing only those SCCs.",
-                      severity="warning")
+                      f"{_who(g)} may modify every SecurityContextConstraints object (verb '{verbs[0]}' without resourceNames)",
+                      severity="warning",
+                      detail=_lifted(g)
+                      + "That includes OpenShift's default SCCs, which must never be changed. If the operator manages its own "
+                      "SCCs, keep 'create' in this rule and move update/patch/delete to a rule with resourceNames listing only those SCCs.")
         return
     if verbs or "use" not in g.verbs:
         return  # modifying only its own SCCs by name: fine
     used = sorted(g.names & defaults) if g.names else None
     if used:
         yield finding("rbac-risky", g.file, g.node,
-                      f"{g.source} grants 'use' of the default SecurityContextConstraints {', '.join(used)}: pods of the "
-                      f"service accounts bound to it may run with what {'these SCCs allow' if len(used) > 1 else 'this SCC allows'}. "
-                      "Using an SCC does not change it, and operators that need host access or a fixed user rightly ask for it; reviewers should know.",
-                      severity="info")
+                      f"{_who(g)} grants 'use' of the default SecurityContextConstraints {_names(used)}", severity="info",
+                      detail=f"{_lifted(g)}Pods of the service accounts bound to it may run with what "
+                      f"{'these SCCs allow' if len(used) > 1 else 'this SCC allows'}{' (' + ', '.join(used) + ')' if len(used) > 3 else ''}. "
+                      "Using an SCC does not change it, and operators that need host access or a fixed user rightly ask for it; "
+                      "reviewers should know.")
     elif used is None:
         yield finding("rbac-risky", g.file, g.node,
-                      f"{g.source} grants 'use' of every SecurityContextConstraints object (no resourceNames), including privileged: "
-                      "pods of the service accounts bound to it may run privileged. Name the SCCs the pods need in resourceNames.",
-                      severity="info")
+                      f"{_who(g)} grants 'use' of every SecurityContextConstraints object (no resourceNames), including privileged",
+                      severity="info",
+                      detail=_lifted(g) + "Pods of the service accounts bound to it may run privileged. Name the SCCs the pods need in resourceNames.")
 
 
 define("rbac-crd-create", "warning", "The operator may create CustomResourceDefinitions, or asks for it where a Role cannot grant it",

@@ -14,7 +14,7 @@ from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..report.text import _ranges
-from ..versions import ACCEPTED_FORMS, LABEL_KEY, label_unknown, parse_min_kube, vkey, vstr
+from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, parse_min_kube, vkey, vstr
 from . import check, define, finding, refusal, value_fix
 
 CAT = "version"
@@ -35,6 +35,11 @@ _CATALOGS_DECIDE = ("catalogs", "catalog-mapping")
 
 def _rels(releases) -> str:
     return _ranges([getattr(r, "ocp", r) for r in releases])
+
+
+def _detail(text) -> str:
+    """The why and the fix a parsed value's problem carries (``checker.versions.Said``)."""
+    return getattr(text, "detail", "")
 
 
 def _fbc_operator(bundle: Bundle) -> bool:
@@ -295,24 +300,25 @@ def label_rules(bundle: Bundle, ctx):
                 fix = value_fix(af, node, '"' + node.value.replace("V", "v") + '"', "use a lowercase 'v'")
             elif isinstance(node, Scalar) and isinstance(node.value, str) and re.search(r"\s", node.value):
                 fix = value_fix(af, node, '"' + re.sub(r"\s+", "", node.value) + '"', "remove the spaces")
-            yield finding("ocp-versions-syntax", af, node, f"{LABEL_KEY}: {lr.error}", fix=fix)
+            yield finding("ocp-versions-syntax", af, node, f"{LABEL_KEY}: {lr.error}", fix=fix, detail=_detail(lr.error))
         else:
             for msg in lr.style:
                 fix = value_fix(af, node, f'"{lr.canonical}"', f"write {lr.canonical}") if lr.canonical else None
-                yield finding("ocp-versions-style", af, node, f"{LABEL_KEY}: {msg}", fix=fix)
+                yield finding("ocp-versions-style", af, node, f"{LABEL_KEY}: {msg}", fix=fix, detail=_detail(msg))
             unknown = label_unknown(lr, table)
             if unknown:
                 yield finding("ocp-versions-unknown", af, node,
                               f"{LABEL_KEY} names OpenShift {', '.join(unknown)}, which olm-check's release table does not know "
-                              f"(it ends at {table.newest.label()}); releases beyond it are not checked. Update olm-check, or add the "
-                              f"release under ocp_releases in .olm-check.yaml, e.g. {{ocp: \"{unknown[-1]}\", kube: \"1.xx\", ga: false}}.")
+                              f"(it ends at {table.newest.label()})",
+                              detail="Releases beyond the table are not checked. Update olm-check, or add the release under "
+                              f"ocp_releases in .olm-check.yaml, e.g. {{ocp: \"{unknown[-1]}\", kube: \"1.xx\", ga: false}}.")
             if lr.upper is not None and lr.upper < table.newest_ga.key and lr.upper >= table.first.key and not fbc \
                     and not vi.explicit_target:
                 after = [r for r in table.releases if r.key > lr.upper and r.ga]
                 yield finding("ocp-versions-closed-range", af, node,
-                              f"{LABEL_KEY} '{lr.raw}' ends at {vstr(lr.upper)}: this version is not published to the catalogs of "
-                              f"OpenShift {_rels(after)}, so users there will not see it. Open the range ('v{vstr(lr.lower)}') if it "
-                              "works on newer releases too.", ocp=after)
+                              f"{LABEL_KEY} '{clip(lr.raw)}' ends at {vstr(lr.upper)}: not published to OpenShift {_rels(after)}",
+                              ocp=after, detail=f"This version is not in the catalogs of OpenShift {_rels(after)}, so users there will "
+                              f"not see it. Open the range ('v{vstr(lr.lower)}') if it works on newer releases too.")
     # Dockerfile LABEL vs annotations.yaml: inside a catalog repository the pipeline generates
     # the Dockerfile from annotations.yaml, so only a standalone bundle's Dockerfile is built
     df = bundle.dockerfile if bundle.operator is None else None
@@ -320,13 +326,13 @@ def label_rules(bundle: Bundle, ctx):
         lab = df.labels.get(LABEL_KEY)
         if lab is None and node is not None:
             yield finding("ocp-versions-mismatch", df.file, None,
-                          f"{df.file.rel.rsplit('/', 1)[-1]} has no LABEL {LABEL_KEY} while metadata/annotations.yaml sets it to "
-                          f"'{vi.label}'; a bundle image built from this Dockerfile lacks the label. Add: LABEL {LABEL_KEY}=\"{vi.label}\".",
-                          severity="warning", line=1, column=1)
+                          f"{df.file.rel.rsplit('/', 1)[-1]} has no LABEL {LABEL_KEY}, while metadata/annotations.yaml sets it to "
+                          f"'{clip(vi.label)}'", severity="warning", line=1, column=1,
+                          detail=f"A bundle image built from this Dockerfile lacks the label. Add: LABEL {LABEL_KEY}=\"{vi.label}\".")
         elif lab is not None and node is None:
             yield finding("ocp-versions-mismatch", af, bundle.annotations,
-                          f"the Dockerfile sets LABEL {LABEL_KEY}={lab.value} (line {lab.line}) but metadata/annotations.yaml does not; "
-                          f"tools reading annotations.yaml publish the bundle to every catalog. Add '{LABEL_KEY}: \"{lab.value}\"' here.")
+                          f"metadata/annotations.yaml has no {LABEL_KEY}, while the Dockerfile sets LABEL {clip(lab.value)} (line {lab.line})",
+                          detail=f"Tools reading annotations.yaml publish the bundle to every catalog. Add '{LABEL_KEY}: \"{lab.value}\"' here.")
         elif lab is not None and lr is not None:
             from ..versions import parse_label
 
@@ -334,9 +340,9 @@ def label_rules(bundle: Bundle, ctx):
             same = (dl.ok and lr.ok and (dl.lower, dl.upper, dl.exact) == (lr.lower, lr.upper, lr.exact)) or dl.raw == lr.raw
             if not same:
                 yield finding("ocp-versions-mismatch", df.file, None,
-                              f"LABEL {LABEL_KEY}={lab.value} differs from metadata/annotations.yaml ('{vi.label}'); the image and the "
-                              "catalog would publish the bundle to different releases. Make them the same.",
-                              line=lab.line, column=lab.column)
+                              f"LABEL {LABEL_KEY}={clip(lab.value)} differs from metadata/annotations.yaml ('{clip(vi.label)}')",
+                              line=lab.line, column=lab.column,
+                              detail="The image and the catalog would publish the bundle to different releases. Make them the same.")
     # no label at all (reported always; no-version-constraints supersedes it when the bundle
     # declares nothing, and profiles/config settle its severity: engine.settle)
     if node is None and not fbc and bundle.mediatype in (REGISTRY_V1, None):
@@ -346,7 +352,7 @@ def label_rules(bundle: Bundle, ctx):
         # the community catalog CI (check_api_version_constraints, skipped for FBC operators) fails
         # any bundle of a catalog repository that sets minKubeVersion without the label
         ci_refuses = bundle.operator is not None and vi.min_kube is not None
-        ci_note = (" The community catalog CI fails a bundle that sets minKubeVersion without it "
+        ci_note = (" The community catalog CI fails a bundle that sets minKubeVersion without the label "
                    "(check_api_version_constraints).") if ci_refuses else ""
         if excluded and (vi.max_ocp or vi.min_kube):
             why = []
@@ -361,15 +367,17 @@ def label_rules(bundle: Bundle, ctx):
             if by_kube and len(why) > 1:
                 consequence += f"; maxOpenShiftVersion {vi.max_ocp} blocks the upgrades of clusters on {_rels([r for r in excluded if r not in by_kube])}"
             yield finding("ocp-versions-missing", af, bundle.annotations,
-                          f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
-                          f"({_rels(catalogs)}), but {' and '.join(why)} {consequence}. Add the range it supports, "
-                          f"e.g. {LABEL_KEY}: \"{example}\".{ci_note}",
-                          severity="error" if by_kube or ci_refuses else None, ocp=excluded)
+                          f"no {LABEL_KEY}, so it is published to OpenShift {_rels(catalogs)}, but {' and '.join(why)} "
+                          f"{'exclude' if len(why) > 1 else 'excludes'} {_rels(excluded)}",
+                          severity="error" if by_kube or ci_refuses else None, ocp=excluded,
+                          detail=f"Without the label the bundle goes to the catalogs of every OpenShift release, but {' and '.join(why)} "
+                          f"{consequence}. Add the range it supports, e.g. {LABEL_KEY}: \"{example}\".{ci_note}")
         else:
             yield finding("ocp-versions-missing", af, bundle.annotations,
-                          f"there is no {LABEL_KEY}, so the bundle is published to the catalogs of every OpenShift release "
-                          f"({_rels(catalogs)}). Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}",
-                          severity="error" if ci_refuses else None, ocp=catalogs if not vi.explicit_target else vi.ocp_versions)
+                          f"no {LABEL_KEY}{' while minKubeVersion is set' if ci_refuses else ''}, so the bundle is published to the "
+                          f"catalogs of every OpenShift release ({_rels(catalogs)})",
+                          severity="error" if ci_refuses else None, ocp=catalogs if not vi.explicit_target else vi.ocp_versions,
+                          detail=f"Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -477,18 +485,19 @@ def max_rules(bundle: Bundle, ctx):
     for d in decls:
         if d.error:
             yield finding("max-ocp-version-syntax", d.file, d.node, f"olm.maxOpenShiftVersion: {d.error}",
-                          fix=_max_fix(d))
+                          fix=_max_fix(d), detail=_detail(d.error))
         elif d.warning:
             yield finding("max-ocp-version-syntax", d.file, d.node, f"olm.maxOpenShiftVersion: {d.warning}", severity="warning",
-                          fix=_max_fix(d))
+                          fix=_max_fix(d), detail=_detail(d.warning))
     if len(decls) > 1:
         places = "; ".join(f"{d.file.rel}:{d.node.line} ({'CSV olm.properties' if d.where == 'csv-olm-properties' else 'properties.yaml'}: {d.raw})" for d in decls)
         valid = [d.version for d in decls if d.version is not None]
         older = f"; older OLM releases take the highest, {vstr(max(valid))}" if valid else ""
         for d in decls[1:]:
             yield finding("max-ocp-version-ambiguous", d.file, d.node,
-                          f"olm.maxOpenShiftVersion is declared {len(decls)} times ({places}). Today's OLM refuses more than one "
-                          f"declaration, reports the CSV as invalid and blocks every minor cluster upgrade{older}. Keep exactly one.")
+                          f"olm.maxOpenShiftVersion is declared {len(decls)} times ({', '.join(clip(x.raw, 20) for x in decls)})",
+                          detail=f"The declarations: {places}. Today's OLM refuses more than one declaration, reports the CSV as "
+                          f"invalid and blocks every minor cluster upgrade{older}. Keep exactly one.")
     # declared where OLM does not read it
     csv = bundle.csv
     if csv is not None:
@@ -497,23 +506,24 @@ def max_rules(bundle: Bundle, ctx):
             for k, v in ann.items():
                 if isinstance(k, Scalar) and isinstance(k.value, str) and k.value != "olm.properties" and k.value.lower().endswith("maxopenshiftversion"):
                     yield finding("max-ocp-version-ignored", csv.file, k,
-                                  f"the CSV annotation '{k.value}' has no effect: OLM reads maxOpenShiftVersion only from the "
-                                  "olm.maxOpenShiftVersion property, so cluster upgrades are NOT blocked. Move it to metadata/properties.yaml "
-                                  f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{_plain(v)}\"}}]) or into the olm.properties annotation.")
+                                  f"the CSV annotation '{clip(k.value)}' has no effect, so cluster upgrades are NOT blocked",
+                                  detail="OLM reads maxOpenShiftVersion only from the olm.maxOpenShiftVersion property. Move it to "
+                                  f"metadata/properties.yaml (properties: [{{type: olm.maxOpenShiftVersion, value: \"{_plain(v)}\"}}]) "
+                                  "or into the olm.properties annotation.")
     if bundle.annotations is not None and bundle.annotations_file is not None:
         for k, v in bundle.annotations.items():
             if isinstance(k, Scalar) and isinstance(k.value, str) and "maxopenshiftversion" in k.value.lower():
                 yield finding("max-ocp-version-ignored", bundle.annotations_file, k,
-                              f"'{k.value}' in annotations.yaml has no effect: OLM reads maxOpenShiftVersion only from the "
-                              "olm.maxOpenShiftVersion property, so cluster upgrades are NOT blocked. Move it to metadata/properties.yaml "
-                              f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{_plain(v)}\"}}]).")
+                              f"'{clip(k.value)}' in annotations.yaml has no effect, so cluster upgrades are NOT blocked",
+                              detail="OLM reads maxOpenShiftVersion only from the olm.maxOpenShiftVersion property. Move it to "
+                              f"metadata/properties.yaml (properties: [{{type: olm.maxOpenShiftVersion, value: \"{_plain(v)}\"}}]).")
     if bundle.dockerfile is not None:
         for key, lab in bundle.dockerfile.labels.items():
             if "maxopenshiftversion" in key.lower():
                 yield finding("max-ocp-version-ignored", bundle.dockerfile.file, None,
-                              f"the LABEL {key} has no effect: OLM reads maxOpenShiftVersion only from the olm.maxOpenShiftVersion "
-                              f"property. Move it to metadata/properties.yaml (properties: [{{type: olm.maxOpenShiftVersion, value: \"{lab.value}\"}}]).",
-                              line=lab.line, column=lab.column)
+                              f"the LABEL {clip(key)} has no effect, so cluster upgrades are NOT blocked", line=lab.line, column=lab.column,
+                              detail="OLM reads maxOpenShiftVersion only from the olm.maxOpenShiftVersion property. Move it to "
+                              f"metadata/properties.yaml (properties: [{{type: olm.maxOpenShiftVersion, value: \"{lab.value}\"}}]).")
     if vi.max_ocp is None:
         return
     mx = vkey(vi.max_ocp)
@@ -522,24 +532,25 @@ def max_rules(bundle: Bundle, ctx):
     if lr is not None and lr.ok and not vi.explicit_target:
         if lr.lower is not None and mx < lr.lower:
             yield finding("max-ocp-version-range", first.file, first.node,
-                          f"maxOpenShiftVersion {vi.max_ocp} is below the label's lower bound {vstr(lr.lower)} ({LABEL_KEY} "
-                          f"'{lr.raw}'): every release the bundle is published to is above its max, so OLM marks any cluster that "
-                          "installs it not upgradeable at once. Raise maxOpenShiftVersion or lower the label.",
-                          ocp=vi.ocp_versions)
+                          f"maxOpenShiftVersion {vi.max_ocp} is below the lower bound {vstr(lr.lower)} of {LABEL_KEY} '{clip(lr.raw)}'",
+                          ocp=vi.ocp_versions,
+                          detail="Every release the bundle is published to is above its max, so OLM marks any cluster that "
+                          "installs it not upgradeable at once. Raise maxOpenShiftVersion or lower the label.")
         elif lr.upper is None or lr.upper > mx:
             above = [r for r in table.releases if r.key > mx and lr.contains(r.key)]
             if above:
                 yield finding("max-ocp-version-range", first.file, first.node,
-                              f"{LABEL_KEY} '{lr.raw}' publishes the bundle to OpenShift {_rels(above)}, above its maxOpenShiftVersion "
-                              f"{vi.max_ocp}: clusters there get an operator that blocks their upgrades. Close the label: "
-                              f"\"v{vstr(lr.lower)}-v{vi.max_ocp}\".", severity="warning", ocp=above)
+                              f"{LABEL_KEY} '{clip(lr.raw)}' publishes the bundle to OpenShift {_rels(above)}, above its "
+                              f"maxOpenShiftVersion {vi.max_ocp}", severity="warning", ocp=above,
+                              detail="Clusters there get an operator that blocks their upgrades. Close the label: "
+                              f"\"v{vstr(lr.lower)}-v{vi.max_ocp}\".")
     affected = [r for r in table.releases if r.ocp in vi.ocp_versions and r.key <= mx]
     nxt = next((r for r in table.releases if r.key > mx), None)
     yield finding("upgrade-blocker", first.file, first.node,
-                  f"with maxOpenShiftVersion {vi.max_ocp}, a cluster with this version installed cannot upgrade past OpenShift "
-                  f"{vi.max_ocp}{' (to ' + nxt.label() + ' or later)' if nxt else ''} until the operator is upgraded or removed"
-                  f"{'; this applies to clusters installing it from the ' + _rels(affected) + ' catalogs' if affected else ''}.",
-                  ocp=affected)
+                  f"maxOpenShiftVersion {vi.max_ocp} stops clusters with this version installed from upgrading past OpenShift {vi.max_ocp}",
+                  ocp=affected,
+                  detail=f"Such a cluster cannot upgrade{' to ' + nxt.label() + ' or later' if nxt else ''} until the operator is upgraded "
+                  f"or removed{'; this applies to clusters installing it from the ' + _rels(affected) + ' catalogs' if affected else ''}.")
 
 
 def _plain(v) -> str:
@@ -637,7 +648,7 @@ def kube_rules(bundle: Bundle, ctx):
                 fix = value_fix(file, node, node.value.strip() + ".0", "add the patch part")
             elif isinstance(node.value, float) and re.fullmatch(r"\d+\.\d+", node.raw):
                 fix = value_fix(file, node, node.raw + ".0", "add the patch part")
-            yield finding("min-kube-version-syntax", file, node, err, fix=fix)
+            yield finding("min-kube-version-syntax", file, node, str(err), fix=fix, detail=_detail(err))
         elif mk is not None and vi.publication_source != "all-known":
             below = [r for r in table.releases if r.ocp in vi.ocp_versions and r.kube_key < mk]
             if not vi.explicit_target:
@@ -647,22 +658,25 @@ def kube_rules(bundle: Bundle, ctx):
                     "its catalogs" if vi.publication_source == "catalogs" else
                     "its ci.yaml catalog_mapping" if vi.publication_source == "catalog-mapping" else f"{LABEL_KEY} '{vi.label}'")
                 yield finding("min-kube-version-range", file, node,
-                              f"minKubeVersion {node.raw} is above the Kubernetes of OpenShift {_rels(below)} "
-                              f"({', '.join(f'{r.ocp}: {r.kube}' for r in below[:4])}{'…' if len(below) > 4 else ''}), which {where} "
-                              f"publishes the bundle to; OLM refuses to install it there{_uncertain_note(bundle)}. Start the range at "
-                              f"{(table.first_with_kube(mk).ocp if table.first_with_kube(mk) else 'a newer release')} or lower minKubeVersion.",
-                              severity=_uncertain_severity(bundle), ocp=below)
+                              f"minKubeVersion {clip(node.raw)} is above the Kubernetes of OpenShift {_rels(below)} "
+                              f"({', '.join(f'{r.ocp}: {r.kube}' for r in below[:4])}{'…' if len(below) > 4 else ''})",
+                              severity=_uncertain_severity(bundle), ocp=below,
+                              detail=f"Those releases are in the bundle's range ({where}), and OLM refuses to install it there"
+                              f"{_uncertain_note(bundle)}. Start the range at "
+                              f"{(table.first_with_kube(mk).ocp if table.first_with_kube(mk) else 'a newer release')} or lower minKubeVersion.")
             if vi.max_ocp is not None:
                 rel = table.get(vi.max_ocp)
                 if rel is not None and rel.kube_key < mk:
                     yield finding("min-kube-version-range", file, node,
-                                  f"minKubeVersion {node.raw} is above Kubernetes {rel.kube} of maxOpenShiftVersion {vi.max_ocp}: "
-                                  "there is no OpenShift release the bundle can install on. Raise maxOpenShiftVersion or lower minKubeVersion.")
+                                  f"minKubeVersion {clip(node.raw)} is above Kubernetes {rel.kube} of maxOpenShiftVersion {vi.max_ocp}",
+                                  detail="There is no OpenShift release the bundle can install on. Raise maxOpenShiftVersion or "
+                                  "lower minKubeVersion.")
     if vi.no_constraints and bundle.mediatype in (REGISTRY_V1, None) and bundle.annotations_file is not None and not vi.explicit_target \
             and not _fbc_operator(bundle):
         yield finding("no-version-constraints", bundle.annotations_file, bundle.annotations,
-                      "Your operator bundle is not specifying the OpenShift or Kubernetes version(s) which are supported by it: "
-                      f"it is published to every catalog and checked against every known release that has one ({_rels(table.catalog_releases)}). "
+                      f"the bundle specifies no supported OpenShift or Kubernetes version: it goes to every catalog "
+                      f"({_rels(table.catalog_releases)})",
+                      detail="It is published to every catalog and checked against every known release that has one. "
                       f"Set {LABEL_KEY} here (e.g. \"v4.12\"), and spec.minKubeVersion / olm.maxOpenShiftVersion where they apply.")
 
 
@@ -829,21 +843,25 @@ def api_rules(bundle: Bundle, ctx):
                 if where == "resources":
                     # informational for the console; breaks only if the operator still creates it
                     yield finding("removed-api", file, node,
-                                  f"the owned CRD's resources entry says instances of this CRD create {kind} {v}, which {gone_in} no longer serves: on OpenShift "
-                                  f"{_rels(ga_gone)}{_range_note(vi)} an operator still creating it fails, and the console cannot list "
-                                  f"these resources. Update the operator and this entry to {e.use}.", severity="warning", ocp=ga_gone)
+                                  f"the owned CRD's resources entry names {kind} {v}, which {gone_in} no longer serves",
+                                  severity="warning", ocp=ga_gone,
+                                  detail=f"It says instances of this CRD create {kind} {v}: on OpenShift {_rels(ga_gone)}{_range_note(vi)}, "
+                                  "an operator still creating it fails, and the console cannot list these resources. Update the "
+                                  f"operator and this entry to {e.use}.")
                 elif where == "alm-examples":
                     yield finding("removed-api", file, node,
-                                  f"{what} uses an API that {gone_in} no longer serves: on OpenShift {_rels(ga_gone)}{_range_note(vi)} the "
-                                  f"console's 'create' form for it fails. Use {e.use} instead.", severity="warning", ocp=ga_gone)
+                                  f"{what} uses an API that {gone_in} no longer serves", severity="warning", ocp=ga_gone,
+                                  detail=f"On OpenShift {_rels(ga_gone)}{_range_note(vi)}, the console's 'create' form for it fails. "
+                                  f"Use {e.use} instead.")
                 else:
                     yield finding("removed-api", file, node,
-                                  f"{what} is removed in {gone_in}, so the bundle cannot install on OpenShift "
-                                  f"{_rels(ga_gone)}{_range_note(vi)}. Use {e.use} instead.", ocp=ga_gone)
+                                  f"{what} is removed in {gone_in}, so the bundle cannot install on OpenShift {_rels(ga_gone)}",
+                                  ocp=ga_gone, detail=f"The API server of OpenShift {_rels(ga_gone)}{_range_note(vi)} no longer "
+                                  f"serves it. Use {e.use} instead.")
             elif up_gone:
                 yield finding("deprecated-api", file, node,
-                              f"{what} will be removed in Kubernetes {vstr(e.removed)}, i.e. the upcoming OpenShift {_rels(up_gone)} that the "
-                              f"range includes. Use {e.use} instead.", ocp=up_gone)
+                              f"{what} will be removed in Kubernetes {vstr(e.removed)}, i.e. the upcoming OpenShift {_rels(up_gone)} "
+                              "that the range includes", ocp=up_gone, detail=f"Use {e.use} instead.")
             elif e.deprecated is not None:
                 dep = [r for r in rng if r.kube_key >= e.deprecated]
                 if dep:
@@ -852,10 +870,11 @@ def api_rules(bundle: Bundle, ctx):
                     stopped = mx is not None and first_rm is not None and mx < first_rm.key and not vi.explicit_target
                     yield finding("deprecated-api", file, node,
                                   f"{what} is deprecated since Kubernetes {vstr(e.deprecated)} and removed in {vstr(e.removed)} "
-                                  f"(OpenShift {first_rm.ocp if first_rm else '?'}); it is deprecated on OpenShift {_rels(dep)}"
+                                  f"(OpenShift {first_rm.ocp if first_rm else '?'})", severity="info" if stopped else None, ocp=dep,
+                                  detail=f"It is deprecated on OpenShift {_rels(dep)}"
                                   + (f", and maxOpenShiftVersion {vi.max_ocp} keeps clusters running this bundle from upgrading to "
                                      f"{first_rm.ocp}, so it is served wherever the bundle runs" if stopped else "")
-                                  + f". Use {e.use} instead.", severity="info" if stopped else None, ocp=dep)
+                                  + f". Use {e.use} instead.")
             if upper is not None and e.removed is not None and not gone and first_rm is not None and first_rm.key > upper \
                     and (mx is None or first_rm.key <= mx):
                 reach = [r for r in table.releases if r.key >= first_rm.key and (mx is None or r.key <= mx)]
@@ -864,13 +883,14 @@ def api_rules(bundle: Bundle, ctx):
                 sev = None if first_rm.ga and where == "manifest" else "warning"
                 verb = "can upgrade" if first_rm.ga else "will be able to upgrade"
                 yield finding("removed-api-on-upgrade", file, node,
-                              f"installed from the {vstr(upper)} catalog, a cluster {verb} to OpenShift {first_rm.label()} "
-                              f"(Kubernetes {first_rm.kube}), where {what} is removed: "
-                              f"{'the operator breaks there' if where == 'manifest' else 'the console cannot use it there, and an operator still creating it breaks'}"
+                              f"{what} is removed in OpenShift {first_rm.label()}, which clusters from the {vstr(upper)} catalog {verb} to",
+                              severity=sev, ocp=reach,
+                              detail=f"Installed from the {vstr(upper)} catalog, a cluster {verb} to OpenShift {first_rm.label()} "
+                              f"(Kubernetes {first_rm.kube}), where "
+                              f"{'the operator breaks' if where == 'manifest' else 'the console cannot use it, and an operator still creating it breaks'}"
                               f"{' (maxOpenShiftVersion ' + vi.max_ocp + ' does not stop it)' if mx else ' (no maxOpenShiftVersion stops the upgrade)'}. "
                               f"Migrate to {e.use}; or set maxOpenShiftVersion to \"{before.ocp if before else vstr(upper)}\" in metadata/properties.yaml "
-                              f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{before.ocp if before else vstr(upper)}\"}}]).",
-                              severity=sev, ocp=reach)
+                              f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{before.ocp if before else vstr(upper)}\"}}]).")
         if g is not None and vi.publication_source != "all-known":
             intro = ctx.apis.introduced_in(g, v, kind)
             early = [r for r in rng if intro is not None and r.kube_key < intro.since]
@@ -879,10 +899,11 @@ def api_rules(bundle: Bundle, ctx):
             if early:
                 first_ok = table.first_with_kube(intro.since)
                 yield finding("api-not-yet-available", file, node,
-                              f"{what} exists only from Kubernetes {vstr(intro.since)} (OpenShift {first_ok.ocp if first_ok else '?'}), but the "
-                              f"range starts at OpenShift {lo.ocp} (Kubernetes {lo.kube}): the bundle cannot install on {_rels(early)}. "
-                              f"Start the range at {first_ok.ocp if first_ok else 'a newer release'}, or use the older API version there"
-                              f"{_uncertain_note(bundle)}.", severity=_uncertain_severity(bundle), ocp=early)
+                              f"{what} exists only from Kubernetes {vstr(intro.since)} (OpenShift {first_ok.ocp if first_ok else '?'}), "
+                              f"so the bundle cannot install on {_rels(early)}", severity=_uncertain_severity(bundle), ocp=early,
+                              detail=f"The range starts at OpenShift {lo.ocp} (Kubernetes {lo.kube}). Start the range at "
+                              f"{first_ok.ocp if first_ok else 'a newer release'}, or use the older API version there"
+                              f"{_uncertain_note(bundle)}.")
 
 
 def _uncertain(bundle: Bundle) -> bool:
@@ -970,21 +991,21 @@ def webhook_and_features(bundle: Bundle, ctx):
             if "v1" in vals:
                 continue
             where = arv if arv is not None else wh
-            name = wh.str("generateName") or wh.str("deploymentName") or "this webhook"
+            name = clip(wh.str("generateName") or wh.str("deploymentName") or "this webhook")
             # what the API server accepts (k8s AcceptedAdmissionReviewVersions): v1, v1beta1, v1alpha1 from 1.26
             refused = [r for r in rng if not any(v == "v1beta1" or (v == "v1alpha1" and r.kube_key >= (1, 26)) for v in vals)]
             if refused:
                 listed = f"lists {', '.join(str(v) for v in vals)} in admissionReviewVersions" if vals else "has no admissionReviewVersions"
                 yield finding("webhook-admission-review-versions", csv.file, where,
-                              f"the webhook {name} {listed}, none of which the API server accepts on OpenShift {_rels(refused)} "
-                              "(it accepts v1 and v1beta1, and v1alpha1 from Kubernetes 1.26): it refuses the webhook configuration, "
-                              "so the CSV fails to install. Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1].",
-                              severity="error", ocp=refused)
+                              f"the webhook {name} {listed}, none of which the API server accepts on OpenShift {_rels(refused)}",
+                              severity="error", ocp=refused,
+                              detail="The API server accepts v1 and v1beta1, and v1alpha1 from Kubernetes 1.26; it refuses the webhook "
+                              "configuration, so the CSV fails to install. Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1].")
             else:
                 yield finding("webhook-admission-review-versions", csv.file, where,
-                              f"the webhook {name} does not list v1 in admissionReviewVersions: the API server still sends it "
-                              "v1beta1 AdmissionReviews, but that version is deprecated. Serve admission.k8s.io/v1 and list it "
-                              "first: admissionReviewVersions: [v1, v1beta1].", ocp=rng)
+                              f"the webhook {name} does not list v1 in admissionReviewVersions", ocp=rng,
+                              detail="The API server still sends it v1beta1 AdmissionReviews, but that version is deprecated. Serve "
+                              "admission.k8s.io/v1 and list it first: admissionReviewVersions: [v1, v1beta1].")
     inf = csv.annotation("operators.openshift.io/infrastructure-features")
     if inf is not None and isinstance(inf.value, str):
         yield from _infrastructure_list(csv, inf)
@@ -994,11 +1015,11 @@ def webhook_and_features(bundle: Bundle, ctx):
             ann = csv.annotations()
             keynode = ann.key_node("operators.openshift.io/infrastructure-features") if ann is not None else inf
             yield finding("infrastructure-features-deprecated", csv.file, keynode,
-                          f"operators.openshift.io/infrastructure-features is deprecated on OpenShift {_rels(late)} (the console still "
-                          "reads it, but the documentation and Red Hat's certification use the newer annotations); "
-                          "replace it with one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation per feature "
-                          "(disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure, token-auth-gcp).",
-                          ocp=late)
+                          f"operators.openshift.io/infrastructure-features is deprecated on OpenShift {_rels(late)}", ocp=late,
+                          detail="The console still reads it, but the documentation and Red Hat's certification use the newer "
+                          "annotations. Replace it with one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation "
+                          "per feature (disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure, "
+                          "token-auth-gcp).")
 
 
 def _infrastructure_list(csv, node):
@@ -1011,17 +1032,19 @@ def _infrastructure_list(csv, node):
         value = json.loads(node.value)
     except ValueError as e:
         yield finding("feature-annotations", csv.file, node,
-                      f"operators.openshift.io/infrastructure-features is not valid JSON ({e.msg} at character {e.pos + 1}): the console "
-                      f"reads no feature from it. Write a JSON list of strings, e.g. '[\"disconnected\", \"proxy-aware\"]' "
-                      f"(known: {', '.join(known)}).")
+                      f"operators.openshift.io/infrastructure-features is not valid JSON ({e.msg} at character {e.pos + 1})",
+                      detail="The console reads no feature from it. Write a JSON list of strings, e.g. "
+                      f"'[\"disconnected\", \"proxy-aware\"]' (known: {', '.join(known)}).")
         return
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         yield finding("feature-annotations", csv.file, node,
-                      "operators.openshift.io/infrastructure-features must be a JSON list of strings, e.g. '[\"disconnected\"]'; "
-                      "the console reads no feature from anything else.")
+                      "operators.openshift.io/infrastructure-features is not a JSON list of strings",
+                      detail="The console reads no feature from anything else. Write a JSON list of strings, e.g. '[\"disconnected\"]'.")
         return
     unknown = [v for v in value if v.strip().lower() not in known]
     if unknown:
+        listed = ", ".join(f"'{clip(u, 40)}'" for u in unknown)
         yield finding("feature-annotations", csv.file, node,
-                      f"operators.openshift.io/infrastructure-features lists {', '.join(repr(u) for u in unknown)}, not a feature the "
-                      f"console knows ({', '.join(known)}); it is ignored. Fix the spelling or remove it.")
+                      f"operators.openshift.io/infrastructure-features lists {listed}, "
+                      "not a feature the console knows",
+                      detail=f"The console ignores it (it knows {', '.join(known)}). Fix the spelling or remove it.")
