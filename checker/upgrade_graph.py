@@ -330,7 +330,7 @@ def _gnode(f, rel_of=None) -> GNode:
 def _dedup(edges) -> list:
     seen, out = set(), []
     for e in edges:
-        k = (e.src, e.dst)
+        k = (e.src, e.dst, e.kind)
         if k not in seen:
             seen.add(k)
             out.append(e)
