@@ -30,7 +30,6 @@ ARROW = {REPLACES: "-->", SEMVER: "-->", SKIPS: "-.->|skips|", SKIP_RANGE: "-.->
 
 def operator_name(path: str) -> Optional[str]:
     """The operator of ``operators/<name>/`` (the directory itself, not a bundle in it)."""
-    from .discover import _is_operator_dir
     from .layout import locate
 
     if not os.path.isdir(path):
@@ -38,8 +37,6 @@ def operator_name(path: str) -> Optional[str]:
     place = locate(path)
     if place is not None and place.operator and os.path.abspath(path) == place.operator_dir:
         return place.operator
-    if place is None and _is_operator_dir(path):
-        return os.path.basename(os.path.abspath(path))
     return None
 
 
@@ -247,6 +244,8 @@ def cmd_graph(args) -> int:
             raise Usage("--ocp: give one release, e.g. 4.18 (the file-based catalog to draw)")
         release = rel[0]
     g = graph_of(args.path, release)
+    if release is not None and g.mode != "fbc" and not any("no readable catalog" in n for n in g.notes):
+        g.notes.append(f"--ocp {release} chooses a file-based catalog; this operator's graph comes from its bundles")
     channels = None
     if args.channel is not None:
         cg = g.channel(args.channel)

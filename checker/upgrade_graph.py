@@ -351,6 +351,8 @@ def build_from_facts(operator: str, facts: list, mode: str = REPLACES_MODE) -> O
     elif len(channels) == 1:
         g.default_channel = next(iter(channels))
     by_rel = {f.rel: f for f in facts}
+    if not channels:
+        g.notes.append("no bundle of the operator lists a channel (operators.operatorframework.io.bundle.channels.v1)")
     if g.mode == REPLACES_MODE:
         opm = opm_channels(facts, channels)
         stranded = {f.rel for f in opm_stranded(facts, opm)}
@@ -465,8 +467,9 @@ def build_from_catalog(operator: str, cat) -> OperatorGraph:
         for n in heads:
             n.head = True
         if len(heads) == 1:
-            covered, cur = set(), heads[0].id
-            while cur in ids and cur not in covered:
+            covered, walked, cur = set(), set(), heads[0].id
+            while cur in ids and cur not in walked:
+                walked.add(cur)
                 covered.add(cur)
                 covered.update(skips.get(cur, []))
                 cur = replaces.get(cur)
