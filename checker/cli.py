@@ -1,4 +1,4 @@
-"""Command line: olm-check check | rules | upgradeable | audit.
+"""Command line: olm-check check | audit | fix | merge | rules | graph | upgradeable.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage or
 environment error, or nothing to check (message on stderr; a traceback only with --debug);
@@ -79,6 +79,13 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     r.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"))
 
+    gr = sub.add_parser("graph", help="draw the channel graphs OLM builds for an operator (replaces, skips, skipRange, semver mode, FBC)")
+    gr.add_argument("path", metavar="OPERATOR_DIR", help="the operator's directory, operators/<name>/")
+    gr.add_argument("--channel", help="only this channel")
+    gr.add_argument("--format", choices=("text", "mermaid", "dot", "json"), default="text", help="output format (default: text)")
+    gr.add_argument("--ocp", help="the OpenShift release whose file-based catalog to draw (FBC operators; default: the newest)")
+    gr.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
     u = sub.add_parser("upgradeable", help="OLM's Upgradeable verdict for CSVs on a cluster version")
     u.add_argument("--cluster-version", required=True, help="the cluster's OpenShift version, e.g. 4.8")
     u.add_argument("paths", nargs="+", help="CSV files or bundle directories")
@@ -143,6 +150,10 @@ def _dispatch(args) -> int:
         from .fix import cmd_fix
 
         return cmd_fix(args)
+    if args.command == "graph":
+        from .graph_view import cmd_graph
+
+        return cmd_graph(args)
     if args.command == "upgradeable":
         from .upgradeable import cmd_upgradeable
 

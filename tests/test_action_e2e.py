@@ -147,6 +147,26 @@ def assert_no_token_leak(fake, res):
     assert token not in json.dumps(res["report"])
 
 
+def assert_graph_block(markdown: str) -> None:
+    """The "Upgrade graph" section of the summary: after the findings, one Mermaid block that
+    GitHub's Markdown (cmarkgfm) turns into <pre lang="mermaid">, with the new bundle
+    highlighted as the head and the edge it adds."""
+    import html
+    import re
+
+    import cmarkgfm
+
+    assert markdown.index("### Upgrade graph") > markdown.index("| | rule | where | message |")
+    out = cmarkgfm.github_flavored_markdown_to_html(markdown)
+    blocks = [html.unescape(b) for b in re.findall(r'<pre lang="mermaid"><code>(.*?)</code></pre>', out, re.S)]
+    assert len(blocks) == 1, out
+    b = blocks[0]
+    assert b.startswith("flowchart LR\n") and 'subgraph c0["channel stable - head 1.1.0"]' in b
+    assert 'c0n0["1.0.0"]' in b and 'c0n1["1.1.0 (new, head)"]:::changed' in b
+    assert "c0n0 --> c0n1" in b and "linkStyle 0 stroke:#b58900" in b
+    assert "edges of the change: 1.0.0 → 1.1.0 (replaces)" in out
+
+
 def test_pull_request_end_to_end_rerun_and_fix(fake_github, tmp_path):
     fake = fake_github
     ws, base, head = make_repo(tmp_path)
@@ -185,6 +205,9 @@ def test_pull_request_end_to_end_rerun_and_fix(fake_github, tmp_path):
     sticky = fake.issue_comments_for(1)
     assert len(sticky) == 1 and "<!-- olm-check:summary -->" in sticky[0].body
     assert "| OCP release | errors | warnings |" in sticky[0].body and "| 4.14–4.23 | 1 | 60 |" in sticky[0].body
+    # ... and, at its end, the changed operator's upgrade graph as a Mermaid block, rendered as GitHub does
+    assert_graph_block(sticky[0].body)
+    assert_graph_block(r1["summary"])
     # job summary (every finding), outputs, report
     assert_every_finding_in_summary(r1)
     outs = parse_outputs(r1["outputs"])

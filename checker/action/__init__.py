@@ -26,7 +26,7 @@ from .client import ApiError, GitHub, ReadOnly
 from .diffmap import right_lines, split_git_diff
 from .env import ActionEnv, ActionError
 
-SUBCOMMANDS = ("check", "rules", "upgradeable", "audit", "merge", "fix")
+SUBCOMMANDS = ("check", "rules", "upgradeable", "audit", "merge", "fix", "graph")
 MAX_PR_FILES = 3000
 
 
@@ -268,6 +268,8 @@ def run_action(environ) -> int:
     report, findings = res.report, res.findings
     exit_code = res.exit_code
     who = rp.Who(name=env.name)
+    # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
+    graphs = rp.graphs_markdown(root, report, log) if ch.changes is not None else ""
 
     # 1. job summary, outputs, report files (no token needed)
     try:
@@ -279,8 +281,9 @@ def run_action(environ) -> int:
         tail = "".join(f"\n{n}\n" for n in notes)
         # GitHub's limit is 1 MiB per step, in bytes; what is appended later is short
         budget = rp.MAX_STEP_SUMMARY - rp.utf8_len(tail) - 16384
+        budget -= rp.utf8_len(graphs)
         summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len)
-        rp.append_summary(env.summary_file, summary + tail)
+        rp.append_summary(env.summary_file, summary + (f"\n{graphs}" if graphs else "") + tail)
     except OSError as e:
         log(f"olm-check: the job summary could not be written ({e.strerror})")
     try:
@@ -316,7 +319,7 @@ def run_action(environ) -> int:
             steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
                                                       log, who)))
         if env.pull is not None and env.summary_comment:
-            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who)
+            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs)
             steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))
     for name, step in steps:
         try:

@@ -347,10 +347,10 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
 
 # --- 4. sticky summary comment -------------------------------------------------------------
 
-def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None) -> str:
+def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None, graphs: str = "") -> str:
     who = who or Who()
     head = who.summary_marker + "\n"
-    tail = "".join(f"\n{n}\n" for n in notes)
+    tail = (f"\n{graphs}" if graphs else "") + "".join(f"\n{n}\n" for n in notes)
     budget = MAX_COMMENT - len(head) - len(tail) - 10
     return head + summary_markdown(report, findings, budget, title=who.check_name) + tail
 
@@ -379,6 +379,28 @@ def sticky_comment(gh, number: int, body: str, who: Optional[Who] = None) -> str
 
     gh.post(f"issues/{number}/comments", {"body": body}, recheck=recheck)
     return "created"
+
+
+# --- the upgrade graphs of the changed operators, at the end of the summary -------------------
+
+MAX_GRAPHS = 24000  # characters: the graphs never crowd the findings out of a comment
+
+
+def graphs_markdown(root: str, report: dict, log=print) -> str:
+    """The "Upgrade graph" section (``graph_view.pr_markdown``) for the operators of the
+    checked bundles; "" when there is none, when it is too long, or when drawing it failed
+    (logged: the findings are what must get through)."""
+    from ..graph_view import pr_markdown
+
+    try:
+        text = pr_markdown(root, report.get("bundles") or [])
+    except Exception as e:  # a bug in the drawing must not cost the summary
+        log(f"olm-check: the upgrade graph could not be drawn ({type(e).__name__}: {e})")
+        return ""
+    if len(text) > MAX_GRAPHS:
+        log(f"olm-check: the upgrade graph section ({len(text)} characters) is too long for the summary; left out")
+        return ""
+    return text
 
 
 # --- 5. fallback: workflow commands -------------------------------------------------------------

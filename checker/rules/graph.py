@@ -12,10 +12,12 @@ it needs every bundle of the operator.
 """
 from __future__ import annotations
 
-from ..blangsemver import check_range, npm_spec_contains, parse_tolerant, range_fn, SemverError
+from ..blangsemver import check_range, npm_spec_contains
 from ..catalogs import ci_data, fbc_enabled
+# the graph model, shared with `olm-check graph` and the Action's summary
+from ..upgrade_graph import Channel as _Channel, explicit_mode as _explicit_mode, label_of as _label, \
+    opm_channels as _opm_channels, opm_stranded, update_mode as _mode, version_of as _version, walk_text as _walk_text
 from ..model import REGISTRY_V1
-from ..nodes import Scalar
 from ..report.text import _ranges
 from ..versions import clip, vkey
 from . import check, define, finding, refusal
@@ -207,35 +209,6 @@ def upgrade_graph_unverified(repo, ctx):
                       "Check it at operators/<name>/<version>/ of its catalog repository to have them checked.")
 
 
-def _version(f):
-    for v in (f.version, f.version_dir):
-        if isinstance(v, str):
-            try:
-                return parse_tolerant(v)
-            except SemverError:
-                continue
-    return None
-
-
-def _label(f) -> str:
-    return f.version or f.version_dir or f.csv_name or f.rel
-
-
-def _mode(op) -> str:
-    ci = ci_data(op)
-    if ci is None:
-        return "replaces-mode"
-    ug = ci.get("updateGraph")
-    if isinstance(ug, Scalar) and isinstance(ug.value, str):
-        return ug.value
-    return "replaces-mode"
-
-
-def _explicit_mode(op) -> bool:
-    ci = ci_data(op) if op is not None else None
-    return ci is not None and "updateGraph" in ci
-
-
 def _operators(repo):
     """operator name -> (Operator, [facts])"""
     by = {}
@@ -356,103 +329,6 @@ def skip_range(repo, ctx):
                           "matches nothing. Write '>=A <=B' instead.")
 
 
-class _Channel:
-    def __init__(self, name, members):
-        self.name = name
-        self.members = members  # facts
-        self.edges = {}  # from fact rel -> set of to fact rels (upgrade direction: old -> new)
-        self.kinds = {}  # (from, to) -> "replaces" | "skips" | "skipRange"
-        vers = [(_version(f), f) for f in members]
-        known = [(v, f) for v, f in vers if v is not None]
-        self.head = max(known, key=lambda t: t[0].key())[1] if known else None
-        by_csv = {f.csv_name: f for f in members if f.csv_name}
-        for f in members:
-            targets = []
-            if f.replaces and f.replaces in by_csv:
-                targets.append((by_csv[f.replaces], "replaces"))
-            for s, _p in f.skips:
-                if s in by_csv:
-                    targets.append((by_csv[s], "skips"))
-            if f.skip_range:
-                rf = range_fn(f.skip_range)
-                if rf is not None:
-                    for v, g in known:
-                        if g is not f and rf(v):
-                            targets.append((g, "skipRange"))
-            for g, kind in targets:
-                self.edges.setdefault(g.rel, set()).add(f.rel)
-                self.kinds.setdefault((g.rel, f.rel), kind)
-        self.by_rel = {f.rel: f for f in members}
-
-    def chain_text(self, limit=10) -> str:
-        """The replaces chain ending at the head, oldest first: '1.0.0 -> 1.1.0 -> 1.2.0 (head)'."""
-        if self.head is None:
-            return "(no head)"
-        return _walk_text(self.head, {f.csv_name: f for f in self.members if f.csv_name}, limit)
-
-    def cycles(self) -> list:
-        """Elementary cycles found by DFS (one per strongly connected component)."""
-        index, low, stack, on, comps = {}, {}, [], set(), []
-        counter = [0]
-
-        def strong(v):
-            work = [(v, iter(sorted(self.edges.get(v, ()))))]
-            index[v] = low[v] = counter[0]
-            counter[0] += 1
-            stack.append(v)
-            on.add(v)
-            while work:
-                node, it = work[-1]
-                advanced = False
-                for w in it:
-                    if w not in index:
-                        index[w] = low[w] = counter[0]
-                        counter[0] += 1
-                        stack.append(w)
-                        on.add(w)
-                        work.append((w, iter(sorted(self.edges.get(w, ())))))
-                        advanced = True
-                        break
-                    elif w in on:
-                        low[node] = min(low[node], index[w])
-                if advanced:
-                    continue
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = []
-                    while True:
-                        x = stack.pop()
-                        on.discard(x)
-                        comp.append(x)
-                        if x == node:
-                            break
-                    if len(comp) > 1:
-                        comps.append(comp)
-
-        for v in sorted(self.by_rel):
-            if v not in index:
-                strong(v)
-        out = []
-        for comp in comps:
-            cs = set(comp)
-            start = min(comp, key=lambda r: (_version(self.by_rel[r]).key() if _version(self.by_rel[r]) else (), r))
-            path, seen, cur = [start], {start}, start
-            while True:
-                nxt = sorted(w for w in self.edges.get(cur, ()) if w in cs)
-                if not nxt:
-                    break
-                back = [w for w in nxt if w == start]
-                cur = back[0] if back else next((w for w in nxt if w not in seen), nxt[0])
-                path.append(cur)
-                if cur in seen:
-                    break
-                seen.add(cur)
-            out.append(path)
-        return out
-
-
 @check("repo")
 def graph_rules(repo, ctx):
     for name, (op, facts) in _operators(repo).items():
@@ -545,65 +421,13 @@ def _ci_range_edge(g, f) -> bool:
     return npm_spec_contains(ver.lstrip("v"), g.skip_range)
 
 
-def _opm_channels(facts, channels) -> dict:
-    """What opm's replaces-mode index build puts in each channel: channel -> (head, {rel}).
-
-    The head is the highest version among the bundles that list the channel; the channel's
-    entries are the head and every bundle its `replaces` chain reaches, whatever channels
-    those bundles list (opm walks replaces across channels), plus the bundles each of them
-    `skips` (entries, not walked further). operator-registry, pkg/sqlite/load.go
-    addPackageChannels."""
-    by_csv = {f.csv_name: f for f in facts if f.csv_name}
-    out = {}
-    for cname, members in channels.items():
-        known = [(v, f) for f in members if (v := _version(f)) is not None]
-        if not known:
-            continue
-        head = max(known, key=lambda t: t[0].key())[1]
-        walked, entries, cur = set(), set(), head
-        while cur is not None and cur.rel not in walked:
-            walked.add(cur.rel)
-            entries.add(cur.rel)
-            for sname, _p in cur.skips:
-                if sname in by_csv:
-                    entries.add(by_csv[sname].rel)
-            cur = by_csv.get(cur.replaces) if cur.replaces else None
-        out[cname] = (head, entries)
-    return out
-
-
-def _walk_text(head, by_csv, limit=10) -> str:
-    """The replaces chain opm walks from a channel head, oldest first: '1.0.0 -> 1.1.0 -> 1.2.0 (head)'."""
-    out, seen, cur = [], set(), head
-    while cur is not None and cur.rel not in seen:
-        seen.add(cur.rel)
-        out.append(_label(cur))
-        cur = by_csv.get(cur.replaces) if cur.replaces else None
-    out.reverse()
-    if len(out) > limit:
-        out = out[:2] + ["…"] + out[-(limit - 3):]
-    return " -> ".join(out) + " (head)"
-
-
 def _dangling(name, facts, channels, lenient, in_cycle, built):
     """dangling-bundle: a bundle that is in no channel opm builds (``_opm_channels``: not
     reached by a head's replaces walk nor skipped by a walked bundle) and that no catalog
     entry covers with olm.skipRange: nothing upgrades from it. Reported once per stranded
     chain, on its newest bundle (the older bundles it replaces are stranded with it)."""
     opm = _opm_channels(facts, channels)
-    heads = {h.rel for h, _e in opm.values()}
-    entries = set().union(*(e for _h, e in opm.values())) if opm else set()
-    # a catalog entry's skipRange travels with its bundle; its replaces and skips are what the
-    # channel's walk made of them (a bundle only skipped, not walked, contributes no edges)
-    ranges = [(g, range_fn(g.skip_range)) for g in facts if g.rel in entries and g.skip_range]
-    stranded = []
-    for f in facts:
-        if f.rel in heads or f.rel in entries or f.rel in in_cycle or not f.channels or all(c in lenient for c in f.channels):
-            continue
-        v = _version(f)
-        if v is None or any(rf is not None and g is not f and rf(v) for g, rf in ranges):
-            continue
-        stranded.append(f)
+    stranded = [f for f in opm_stranded(facts, opm) if f.rel not in in_cycle and not all(c in lenient for c in f.channels)]
     srels = {f.rel for f in stranded}
     by_csv = {f.csv_name: f for f in facts if f.csv_name}
     # the stranded bundles each stranded bundle pulls down with it (its replaces chain)
