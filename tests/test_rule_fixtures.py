@@ -59,7 +59,8 @@ def test_rule_case(rid, case, copy_fixture):
     assert rid in RULES, f"fixtures/rules/{rid}: no such rule id"
     exp = _expect(rid, case)
     res = _run(copy_fixture, rid, case, exp)
-    got = [(f.rule, f.severity, f.path, f.line, f.column, f.message) for f in res.findings]
+    # what a finding says: its message and its detail (the why and the fix)
+    got = [(f.rule, f.severity, f.path, f.line, f.column, f.message + "\n" + f.detail) for f in res.findings]
     if case.startswith("good"):
         mine = [g for g in got if g[0] == rid]
         assert not mine, f"good case reported {rid}: {mine}"
