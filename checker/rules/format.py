@@ -463,12 +463,12 @@ def manifest_invalid(bundle: Bundle, ctx):
                     for k, val in v.items():
                         if not isinstance(val, Scalar):
                             yield finding("manifest-invalid", sf, val,
-                                          f"the value of {key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()}, not a string",
+                                          f"{key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()}, not a string",
                                           detail="Kubernetes requires a string here and rejects the object. Write it as a "
                                           "quoted string (JSON text for structured values).")
                         elif val.value is not None and not isinstance(val.value, str):
                             yield finding("manifest-invalid", sf, val,
-                                          f"the value of {key[:-1]} '{k.value}' is {val.type_name()} ({val.raw}), not a string",
+                                          f"{key[:-1]} '{k.value}' is {val.type_name()} ({val.raw}), not a string",
                                           detail=f"Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
         spec = root.get("spec")
         if spec is not None and not isinstance(spec, Mapping) and not (isinstance(spec, Scalar) and spec.value is None):
