@@ -44,9 +44,11 @@ _IGNORE = re.compile(r"#\s*olm-check:\s*ignore(?:\[([^\]]*)\])?")
 def _internal(where: str, fn, exc: BaseException) -> Finding:
     tb = traceback.extract_tb(exc.__traceback__)
     at = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
+    text = str(exc).replace("\n", " ")
+    text = text if len(text) <= 80 else text[:79] + "…"
     return Finding(rule="internal-error", severity="error", path=where, line=1, column=1,
-                   message=(f"olm-check failed inside check '{getattr(fn, '__name__', fn)}' ({type(exc).__name__}: {exc}, at {at}); "
-                            "the other checks ran. This is a bug in olm-check: please report it with this file."))
+                   message=f"olm-check failed inside check '{getattr(fn, '__name__', fn)}': {type(exc).__name__}: {text}",
+                   detail=f"This is a bug in olm-check (at {at}); the other checks ran. Please report it with this file.")
 
 
 def check_bundle(bundle: Bundle, ctx: Context) -> list:

@@ -719,9 +719,9 @@ def alm_examples_schema(bundle: Bundle, ctx):
         if not t.served:
             ln, col = at(_locate(text, off, ["apiVersion"]) or off)
             budget[0] -= 1
-            yield finding(RID, sf, None, f"{label} is written for {av}, a version the CRD {t.crd_name} does not serve "
-                          "(served: false): the API server has no such resource, so creating the example fails. Use a served "
-                          "version's apiVersion (and its schema).", line=ln, column=col)
+            yield finding(RID, sf, None, f"{label} is written for {av}, a version the CRD {t.crd_name} does not serve",
+                          detail="The version has served: false: the API server has no such resource, so creating the "
+                          "example fails. Use a served version's apiVersion (and its schema).", line=ln, column=col)
             continue
         yield from _check_example(sf, text, off, item, t, label, at, budget)
 
@@ -760,10 +760,10 @@ def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, 
             one = len(extra) == 1
             count += 1
             budget[0] -= 1
-            yield finding(RID, sf, None, f"{label}: {names} {'is' if one else 'are'} not in {where}, so the API server drops "
-                          f"{'this field' if one else 'these fields'} when the example is created and the setting has no "
-                          "effect. Fix the spelling or the nesting, remove it, or declare it in the CRD.",
-                          severity="info", line=ln, column=col)
+            yield finding(RID, sf, None, f"{label}: {names} {'is' if one else 'are'} not in {where}",
+                          detail=f"The API server drops {'this field' if one else 'these fields'} when the example is "
+                          "created, and the setting has no effect. Fix the spelling or the nesting, remove it, or declare "
+                          "it in the CRD.", severity="info", line=ln, column=col)
             continue
         what = _problem(e)
         if what is None:
@@ -772,5 +772,6 @@ def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, 
         ln, col = at(o if o is not None else off)
         count += 1
         budget[0] -= 1
-        yield finding(RID, sf, None, f"{label}: {what} ({where}): the API server refuses to create it, so the console's "
-                      "Create form built from this example fails. Correct the value in alm-examples.", line=ln, column=col)
+        yield finding(RID, sf, None, f"{label}: {what}", line=ln, column=col,
+                      detail=f"Checked against {where}: the API server refuses to create the example, so the console's "
+                      "Create form built from it fails. Correct the value in alm-examples.")
