@@ -90,8 +90,8 @@ def operator_name(repo, ctx):
             csvop = _csv_op(f)
             if pkg is None and csvop is None:
                 continue
-            for what, mine, counts, pos in (("the package name in annotations.yaml", pkg, packages, f.package_pos or f.annotations_pos),
-                                             ("the operator name in the CSV's metadata.name", csvop, csv_ops, f.csv_pos)):
+            for what, mine, counts, pos in (("the package name", pkg, packages, f.package_pos or f.annotations_pos),
+                                             ("the CSV's operator name", csvop, csv_ops, f.csv_pos)):
                 if mine is None or not others:
                     continue
                 theirs = counts - Counter({mine: 1})  # positive counts only
@@ -106,7 +106,7 @@ def operator_name(repo, ctx):
             if pkg and csvop and pkg != csvop:
                 p = f.csv_pos
                 yield finding("operator-name", p.path if p else f.rel, None,
-                              f"the CSV name '{f.csv_name}' starts with '{csvop}', but the package is '{pkg}'",
+                              f"the CSV name '{f.csv_name}' does not start with the package name '{pkg}'",
                               detail=f"The catalog's CI requires the CSV name to start with the package name of "
                               f"annotations.yaml. Rename the CSV to '{pkg}.v{f.version or '<version>'}'.",
                               severity=sev, line=p.line if p else 1, column=p.column if p else 1)

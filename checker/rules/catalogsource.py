@@ -231,7 +231,10 @@ def _shapes(sf, spec):
             shown = f" (found {node.type_name()})"
         # a polling interval the API server accepts (any string) and OLM replaces by its default
         sev = "warning" if list(err.absolute_path)[-2:] == ["registryPoll", "interval"] and err.validator != "type" else None
-        yield said("catalogsource-schema", sf, node, f"{_where(err.absolute_path)}: {msg}{shown}.", severity=sev)
+        where = _where(err.absolute_path)
+        tok = msg.split(" ", 1)[0]
+        said_where = where + msg[len(tok):] if tok and (where == tok or where.endswith("." + tok)) else f"{where}: {msg}"
+        yield said("catalogsource-schema", sf, node, f"{said_where}{shown}.", severity=sev)
     for k, _v in spec.items():
         kv = k.value if isinstance(k, Scalar) else None
         if kv not in KNOWN_SPEC:
@@ -379,13 +382,13 @@ def _sources(sf, spec, proposed):
                           "sourceType is grpc but neither image nor address is set: OLM has no registry to serve the catalog from. Add "
                           "'image: <catalog image>' (OLM runs the registry pod) or 'address: <host:port>' (a registry you run).")
         if _set(img) and "address" in spec:
-            yield _ignored(sf, spec, "address", "spec.address is ignored: image is set, so OLM runs a registry pod from the image and never connects to address. Remove address (or image, if you meant to use a running registry).")
+            yield _ignored(sf, spec, "address", "spec.address is ignored: image is set. OLM runs a registry pod from the image and never connects to address. Remove address (or image, if you meant to use a running registry).")
         if "configMap" in spec:
             yield _ignored(sf, spec, "configMap", "spec.configMap is ignored on a grpc source (only configmap sources read it). Remove it, or switch to sourceType: configmap.")
         if not _set(img) and _set(addr):
             for k in ("grpcPodConfig", "updateStrategy"):
                 if k in spec:
-                    yield _ignored(sf, spec, k, f"spec.{k} is ignored: with only an address OLM runs no registry pod, so there is nothing to configure or poll. Remove it, or use image.")
+                    yield _ignored(sf, spec, k, f"spec.{k} is ignored: only an address is set. OLM then runs no registry pod, so there is nothing to configure or poll. Remove it, or use image.")
     else:
         if not _set(cm):
             yield said("catalogsource-source", sf, st_node,

@@ -376,7 +376,7 @@ def _validate_catalog(cat):
                     else:
                         versions[(pkg, v.key())] = nm
                 except SemverError as e:
-                    yield _fnd(cat, w.b, vnode, f"the version '{ver}' of bundle '{nm}' is not a strict semantic version ({e}); opm refuses it. Write major.minor.patch, e.g. 1.2.0.")
+                    yield _fnd(cat, w.b, vnode, f"the version '{ver}' of bundle '{nm}' is not a strict semantic version; opm refuses it ({e}). Write major.minor.patch, e.g. 1.2.0.")
         img = w.node("image")
         if img is None or _val(img) in (None, ""):
             if not inline:
@@ -496,8 +496,9 @@ def _validate_channel(cat, w, pkg, cname, bundles, in_channel):
     if len(heads) > 1:
         chains = "; ".join(" -> ".join(reversed(_chain(h, replaces, nodes))) for h in heads[:4])
         yield _fnd(cat, w.b, _get(nodes[heads[1]], "name") or entries_node,
-                   f"channel '{cname}' has {len(heads)} heads ({', '.join(heads)}): nothing replaces or skips them, and opm requires exactly one. "
-                   f"Graph: {chains}. Make the newest entry replace (or skip) the others.")
+                   f"channel '{cname}' has {len(heads)} heads, {', '.join(heads[:3])}{', …' if len(heads) > 3 else ''}; nothing "
+                   f"replaces or skips them, and opm requires exactly one (graph: {chains}). Make the newest entry replace "
+                   "(or skip) the others.")
         return
     head = heads[0]
     chain, seen, cur = [], set(), head

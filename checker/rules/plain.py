@@ -278,9 +278,10 @@ def _wildcards(bundle, sas):
                     if x.value == "*" and (role.file.rel, x.line, x.col) not in reported:
                         reported.add((role.file.rel, x.line, x.col))
                         yield said("plain-bundle-wildcard-rbac", role.file, x,
-                                      f"{role.kind} '{role.name}' grants '*' in {key}, and {b.kind} '{b.name}' binds it to service account "
-                                      f"'{bound[0]}' of the operator's Deployment; plain bundles may not give the operator wildcard "
-                                      f"permissions (OLM infers the APIs it requires from its RBAC). List the {key} it uses instead.")
+                                      f"{role.kind} '{role.name}' grants '*' in {key} to the operator's service account "
+                                      f"'{bound[0]}'; plain bundles may not give the operator wildcard permissions (OLM "
+                                      f"infers the APIs it requires from its RBAC; {b.kind} '{b.name}' binds the role). "
+                                      f"List the {key} it uses instead.")
 
 
 def _services(bundle):
@@ -304,7 +305,8 @@ def _services(bundle):
                 n = svc.get("name") if isinstance(svc, Mapping) else None
                 if isinstance(n, Scalar) and isinstance(n.value, str) and n.value not in services:
                     yield said("plain-bundle-service", m.file, n,
-                                  f"webhook '{h.str('name') or '?'}' of {m.kind} '{m.name}' calls Service '{n.value}', which is not in the bundle; "
+                                  f"webhook '{h.str('name') or '?'}' calls Service '{n.value}', which is not in the bundle; "
+                                  f"it is a webhook of {m.kind} '{m.name}', and "
                                   "the API server would fail every request the webhook matches. Add the Service to manifests/ or correct the name.")
 
 
