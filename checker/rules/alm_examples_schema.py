@@ -715,7 +715,7 @@ def alm_examples_schema(bundle: Bundle, ctx):
             continue  # not a CRD of this bundle (alm-examples reports unowned APIs)
         md = item.get("metadata")
         name = md.get("name") if isinstance(md, dict) else None
-        label = f"the {kind} example" + (f" '{name}'" if isinstance(name, str) and name else "")
+        label = f"{kind} example" + (f" '{name}'" if isinstance(name, str) and name else "")
         if not t.served:
             ln, col = at(_locate(text, off, ["apiVersion"]) or off)
             budget[0] -= 1

@@ -373,8 +373,8 @@ def _sources(sf, spec, proposed):
     if proposed:
         first = next((k for k in LEGACY_SOURCE_FIELDS if k in spec), "sourceType")
         yield said("catalogsource-deprecated-fields", sf, _at(spec, first),
-                      f"the top-level source fields ({', '.join(k for k in LEGACY_SOURCE_FIELDS if k in spec)}) are the legacy form that "
-                      f"catalogsource_schema: proposed replaces; write instead: {_new_equivalent(spec, st)}.")
+                      f"the top-level source fields ({', '.join(k for k in LEGACY_SOURCE_FIELDS if k in spec)}) are legacy under "
+                      f"catalogsource_schema: proposed; write instead: {_new_equivalent(spec, st)}.")
     img, addr, cm = spec.get("image"), spec.get("address"), spec.get("configMap")
     if st == "grpc":
         if not _set(img) and not _set(addr):

@@ -216,8 +216,8 @@ def related_image_invalid(bundle: Bundle, ctx):
         fixed = _repaired(img.value)
         fix = scalar_fix(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
         yield finding("related-image-invalid", sf, img,
-                      f"{label}: '{_short(img.value.strip())}' is not an image reference: {_brief(problem)}", fix=fix,
-                      detail=f"{problem[0].upper() + problem[1:]}. Mirroring tools cannot pull it and operator-sdk's "
+                      f"invalid image reference: {_brief(problem)}", fix=fix,
+                      detail=f"The image '{_short(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot pull it and operator-sdk's "
                       "bundle validation (run by catalog CI) rejects it. " + (f"Write '{fixed}'." if fixed else
                                         "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."))
 

@@ -196,8 +196,7 @@ def manifest_kinds(bundle: Bundle, ctx):
             if patched:
                 first_z = ", ".join(zs[r.ocp] for r in patched)
                 yield finding("unsupported-manifest-kind", m.file, knode,
-                              f"OLM installs a {kind} on OpenShift {_ranges([r.ocp for r in patched])} only from late "
-                              "z-streams", severity="warning", ocp=patched,
+                              f"OLM installs a {kind} on these releases only from late z-streams", severity="warning", ocp=patched,
                               detail=f"The first z-streams that do: {first_z}. Clusters on an older patch release fail "
                               "the InstallPlan with \"unsupported "
                               f"resource\". Narrow com.redhat.openshift.versions to v{first} and later, or make sure users "
