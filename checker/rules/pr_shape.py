@@ -161,8 +161,8 @@ def pr_shape(repo: Repository, ctx):
                 (top == "operators" and p.count("/") < 2):
             what = "removes" if s == "removed" else "changes"
             yield finding(RID, p, None,
-                          f"this pull request {what} a file outside operators/<name>/ and catalogs/<release>/<name>/",
-                          detail=f"The catalog's CI accepts only operator and catalog files in a contribution ({p}). Move "
+                          f"this pull request {what} {p}, outside operators/<name>/ and catalogs/<release>/<name>/",
+                          detail="The catalog's CI accepts only operator and catalog files in a contribution. Move "
                           "this change to a separate pull request for the repository's maintainers.")
 
     # more than one operator
