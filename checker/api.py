@@ -9,7 +9,7 @@ from .config import Config, ConfigError, load_config
 from .discover import UsageError, plan
 from .engine import Context, exit_code, run_stream
 from .load import git_toplevel
-from .report import build, facts_entry
+from .report import build, facts_entry, not_ga
 from .rules import load_all
 
 
@@ -107,5 +107,5 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
             if cache is not None:
                 cache.close()
         bundles = sorted((facts_entry(f) for f in repo.facts if f.checked), key=lambda e: bundle_order(e["path"]))
-        report = build(bundles, findings)
+        report = build(bundles, findings, not_ga(ctx.ocp))
     return Result(report, findings, repo, cfg, profile, fail_on)

@@ -270,7 +270,8 @@ def _read_json(text: str) -> tuple:
             pos = getattr(e, "pos", i) or i
             ln = text.count("\n", 0, pos) + 1
             cl = pos - (text.rfind("\n", 0, pos) + 1) + 1
-            problems.append(Problem("yaml-syntax", ln, cl, f"JSON syntax error: {getattr(e, 'msg', str(e))}. opm cannot read the catalog until it is fixed."))
+            problems.append(Problem("yaml-syntax", ln, cl, f"JSON syntax error: {getattr(e, 'msg', str(e))}",
+                                    detail="opm cannot read the catalog until it is fixed. Correct the JSON at this position."))
             readable = False
             break
         schema = obj.get("schema") if isinstance(obj, dict) else None

@@ -11,6 +11,7 @@ import codecs
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -275,6 +276,7 @@ def cmd_check(args) -> int:
             snaps.close()
         raise Usage(targets.nothing_message(paths))
     report, findings = view.choose(res.report, res.findings)  # --select/--ignore: the exit code follows
+    view.paths = _text_paths(paths)
     code = exit_code(findings, res.fail_on)
     if snap is None:
         _emit(args, report, findings, view=view)
@@ -286,6 +288,16 @@ def cmd_check(args) -> int:
     snaps.put(key, code, rec.done(), summary, racy)
     snaps.close()
     return code
+
+
+def _text_paths(paths: list):
+    """The text report's paths: relative to the current directory, as linters print them
+    (the report's own paths, in JSON, SARIF and github, stay relative to the repository root:
+    GitHub code scanning and annotations need those)."""
+    from .load import display_base_for
+    from .report.text import Paths
+
+    return Paths(display_base_for(paths), paths)
 
 
 def _snapshot(args, paths: list, jobs: int = 1):
@@ -405,6 +417,7 @@ def _emit(args, report: dict, findings: list, record=None, view=None) -> Optiona
     """Write the report (stdout, --output, the step summary); ``record``
     (``snapshot.Recorder``) gets every piece too; ``view`` (``selection.View``) what is shown.
     Returns the step summary written."""
+    from .report.text import strip_colour
     from .rules import RULES, load_all
     from .selection import View
 
@@ -418,7 +431,7 @@ def _emit(args, report: dict, findings: list, record=None, view=None) -> Optiona
                 if not piece:
                     continue
                 sys.stdout.write(piece)
-                _to_output(args, fh, piece)
+                _to_output(args, fh, strip_colour(piece) if view.colour else piece)
                 if record is not None:
                     record.write(piece)
             rest = window.rest()
@@ -455,7 +468,7 @@ def _emit_text(args, pieces, summary: Optional[str], code: int) -> int:
                     sys.stdout.buffer.write(piece)
                 else:
                     sys.stdout.write(decode(piece))
-                _to_output(args, fh, piece)
+                _to_output(args, fh, re.sub(rb"\033\[[0-9;]*m", b"", piece) if b"\033[" in piece else piece)
     finally:
         if fh is not None:
             fh.close()

@@ -24,6 +24,12 @@ class Fix:
         return {"line": self.line, "replacement": self.replacement, "description": self.description}
 
 
+def _help_uri(rule_id: str):
+    from .report import help_uri
+
+    return help_uri(rule_id)
+
+
 @dataclass
 class Finding:
     rule: str
@@ -69,6 +75,7 @@ class Finding:
             "bundle": self.bundle,
             "fix": self.fix.to_json() if self.fix else None,
             "detail": self.detail,
+            "help_uri": _help_uri(self.rule),
         }
 
     @classmethod

@@ -197,6 +197,9 @@ def cmd_fix(args) -> int:
     targets.check_ocp(target, paths, args.config)
     base = display_base_for(paths)
     root = repo_root(paths)
+    from .report.text import Paths
+
+    shown = Paths(base, paths)  # the lines naming a fix: relative to the current directory, as check prints them
     total, files, passes = [], set(), 0
     while passes < (1 if args.diff else MAX_PASSES):
         passes += 1
@@ -216,8 +219,8 @@ def cmd_fix(args) -> int:
                 if not new.endswith("\n") or not old.endswith("\n"):
                     sys.stdout.write("\n")
             for e in edits:
-                print(f"{e.path}:{e.line}: {e.rule}: {e.description or 'fix'}" if e.rule else f"{e.path}:{e.line}: {e.description}",
-                      file=sys.stderr)
+                print(f"{shown(e.path)}:{e.line}: {e.rule}: {e.description or 'fix'}" if e.rule
+                      else f"{shown(e.path)}:{e.line}: {e.description}", file=sys.stderr)
             print(f"would fix {len([e for e in edits if e.rule])} finding(s) in {len(texts)} file(s)", file=sys.stderr)
             return 1
         for p, (_old, new) in texts.items():
@@ -231,7 +234,8 @@ def cmd_fix(args) -> int:
         print("nothing to fix", file=sys.stderr)
         return 0
     for e in total:
-        print(f"{e.path}:{e.line}: fixed {e.rule}: {e.description or 'fix'}" if e.rule else f"{e.path}:{e.line}: {e.description}")
+        print(f"{shown(e.path)}:{e.line}: fixed {e.rule}: {e.description or 'fix'}" if e.rule
+              else f"{shown(e.path)}:{e.line}: {e.description}")
     fixed = [e for e in total if e.rule]
     if fixed:
         print(f"fixed {len(fixed)} finding(s) in {len(files)} file(s); `olm-check check` shows what remains")

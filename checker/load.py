@@ -65,6 +65,9 @@ def stat_signature(st: os.stat_result) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
+_UNCHECKED = "Nothing in it is checked. Make it readable (its permissions, or what holds it) and check again."
+
+
 def _printable(name: str) -> str:
     """A display path that every report can carry: bytes that are not UTF-8 (surrogates
     from the file system) as \\xNN, control characters (a newline in a file name) escaped."""
@@ -134,50 +137,55 @@ class Reader:
         try:
             st = os.lstat(path)
         except OSError as e:
-            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror}).", severity="warning"))
+            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})", severity="warning",
+                                       detail=_UNCHECKED))
             return None
         if stat.S_ISLNK(st.st_mode):
             target = os.readlink(path)
             if not self.inside(path):
                 sf.problems.append(Problem(
-                    "yaml-limits", 1, 1,
-                    f"this is a symbolic link to '{target}', outside the checked tree; olm-check does not follow "
-                    "it (a bundle image is built from the files themselves, and reading outside the tree is unsafe). "
-                    "Replace the link with the file's content."))
+                    "yaml-limits", 1, 1, f"this is a symbolic link to '{target}', outside the checked tree",
+                    detail="olm-check does not follow it, and a bundle image is built from the bundle directory alone "
+                    "(the image builder does not follow links out of its build context). Replace the link with the "
+                    "file's content."))
                 return None
             try:
                 st = os.stat(path)
             except OSError:
-                sf.problems.append(Problem("yaml-limits", 1, 1, f"this symbolic link to '{target}' is broken. Remove it or replace it with the file."))
+                sf.problems.append(Problem("yaml-limits", 1, 1, f"this symbolic link to '{target}' is broken",
+                                           detail="opm cannot read it either. Remove it or replace it with the file."))
                 return None
         elif not self.inside(path, is_link=False):
             # not a link itself, but reached through a symlinked directory that leaves the tree
             sf.problems.append(Problem(
-                "yaml-limits", 1, 1,
-                f"this file is reached through a symbolic link to a directory outside the checked tree "
-                f"('{os.path.realpath(path)}'); olm-check does not read outside the tree (a bundle image is built "
-                "from the files themselves). Replace the linked directory with the files."))
+                "yaml-limits", 1, 1, f"this file is reached through a symbolic link to '{os.path.realpath(path)}', "
+                "outside the checked tree",
+                detail="olm-check does not read outside the tree, and a bundle image is built from the files "
+                "themselves. Replace the linked directory with the files."))
             return None
         if stat.S_ISDIR(st.st_mode):
-            sf.problems.append(Problem("yaml-limits", 1, 1, "this is a directory where a file is expected; there is nothing to read. Replace it with the file.", severity="warning"))
+            sf.problems.append(Problem("yaml-limits", 1, 1, "this is a directory where a file is expected", severity="warning",
+                                       detail="There is nothing to read. Replace it with the file."))
             return None
         if not stat.S_ISREG(st.st_mode):
-            sf.problems.append(Problem("yaml-limits", 1, 1, "this is not a regular file (a device, socket or pipe); olm-check does not read it. Remove it.", severity="warning"))
+            sf.problems.append(Problem("yaml-limits", 1, 1, "this is not a regular file (a device, socket or pipe)", severity="warning",
+                                       detail="olm-check does not read it. Remove it."))
             return None
         sf.size = st.st_size
         if st.st_size > self.limits.max_file_bytes:
             sf.problems.append(Problem(
-                "yaml-limits", 1, 1,
-                f"the file is {st.st_size / 1048576:.1f} MiB, over olm-check's limit of "
-                f"{self.limits.max_file_bytes / 1048576:.0f} MiB (a whole bundle must stay under 1 MiB compressed "
-                "to fit in a catalog). Split or shrink it; raise limits.max_file_mib in .olm-check.yaml if it is genuine."))
+                "yaml-limits", 1, 1, f"the file is {st.st_size / 1048576:.1f} MiB, over olm-check's limit of "
+                f"{self.limits.max_file_bytes / 1048576:.0f} MiB",
+                detail="A whole bundle must stay under 1 MiB compressed to fit in a catalog. Split or shrink it; raise "
+                "limits.max_file_mib in .olm-check.yaml if it is genuine."))
             return None
         try:
             with open(path, "rb") as fh:
                 self._last_stat = st  # taken before the read: a later change shows in the signature
                 return fh.read(min(st.st_size, self.limits.max_file_bytes) + 1)
         except OSError as e:
-            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror}).", severity="warning"))
+            sf.problems.append(Problem("yaml-limits", 1, 1, f"the file cannot be read ({e.strerror})", severity="warning",
+                                       detail=_UNCHECKED))
             return None
 
     def yaml_file(self, path: str, skip: bool = True) -> SourceFile:
@@ -241,7 +249,8 @@ class Reader:
             parser = DockerfileParser(fileobj=io.BytesIO(sf.text.encode("utf-8")), cache_content=True)
             structure = parser.structure
         except Exception as e:  # dockerfile-parse raises plain exceptions on odd input
-            df.problems.append(Problem("bundle-layout", 1, 1, f"the Dockerfile cannot be parsed ({e})."))
+            df.problems.append(Problem("bundle-layout", 1, 1, f"the Dockerfile cannot be parsed ({e})",
+                                       detail="Its LABELs are not compared with metadata/annotations.yaml. Fix its syntax."))
             return df
         lines = sf.text.split("\n")
         for ins in structure:
@@ -250,7 +259,8 @@ class Reader:
             try:
                 pairs = _simple_label(ins.get("value", "")) or extract_key_values(False, {}, {}, ins.get("value", ""))
             except Exception as e:
-                df.problems.append(Problem("bundle-layout", ins["startline"] + 1, 1, f"this LABEL cannot be parsed ({e})."))
+                df.problems.append(Problem("bundle-layout", ins["startline"] + 1, 1, f"this LABEL cannot be parsed ({e})",
+                                           detail="Write it as LABEL key=value pairs, quoting values with spaces."))
                 continue
             for key, value in pairs:
                 line, col = ins["startline"] + 1, 1
@@ -322,10 +332,10 @@ def _linked_out(reader: Reader, b: Bundle, d: str) -> bool:
     except OSError:
         target = "?"
     sf.problems.append(Problem(
-        "yaml-limits", 1, 1,
-        f"{name}/ is a symbolic link to '{target}', outside the checked tree; olm-check does not read it, and a bundle "
-        "image is built from the bundle directory alone (the image builder does not follow links out of its build "
-        f"context), so the image would hold no {name}. Replace the link with the directory and its files."))
+        "yaml-limits", 1, 1, f"{name}/ is a symbolic link to '{target}', outside the checked tree",
+        detail="olm-check does not read it, and a bundle image is built from the bundle directory alone (the image "
+        f"builder does not follow links out of its build context), so the image would hold no {name}. Replace the link "
+        "with the directory and its files."))
     b.files.append(sf)
     b.extra.setdefault("refused_dirs", []).append(name)
     return True
@@ -342,9 +352,10 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
             fp = e.path
             if e.is_dir(follow_symlinks=False):
                 if e.name in ANNOTATIONS_NAMES:
-                    b.layout_problems.append((reader.rel(fp), f"metadata/{e.name} is a directory, not a file: opm finds no "
-                                              "bundle annotations (\"Could not find annotations file\"), so it cannot tell the "
-                                              "bundle's package, channels or format. Replace the directory with the annotations file."))
+                    b.layout_problems.append((reader.rel(fp), f"metadata/{e.name} is a directory, not a file",
+                                              "opm finds no bundle annotations (\"Could not find annotations file\"), so it "
+                                              "cannot tell the bundle's package, channels or format. Replace the directory "
+                                              "with the annotations file."))
                     b.extra["annotations_dir"] = True
                 continue
             if e.name.endswith(YAML_SUFFIXES) or e.is_symlink():
@@ -366,7 +377,10 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
     if os.path.isdir(manifests_dir) and not _linked_out(reader, b, manifests_dir):
         for e in _entries(manifests_dir):
             if e.is_dir(follow_symlinks=False):
-                b.layout_problems.append((reader.rel(e.path), "a directory inside manifests/: OLM reads only the files directly in manifests/, so everything in this directory is ignored. Move its files up into manifests/."))
+                b.layout_problems.append((reader.rel(e.path), f"manifests/{e.name}/ is a directory inside manifests/",
+                                          "OLM reads only the files directly in manifests/, so everything in this "
+                                          "directory is ignored, and operator-sdk's bundle loader fails on it. Move its "
+                                          "files up into manifests/."))
                 continue
             sf = reader.yaml_file(e.path)
             b.manifest_files.append(sf)

@@ -30,6 +30,7 @@ def merge_reports(reports: list) -> tuple:
     bundles: dict = {}
     findings: list = []
     seen = set()
+    preview: set = set()  # releases not GA, as each shard's release table had them
     for name, r in reports:
         if not isinstance(r, dict) or not isinstance(r.get("tool"), dict) or r["tool"].get("name") != TOOL_NAME \
                 or not isinstance(r.get("findings"), list) or not isinstance(r.get("bundles"), list):
@@ -50,6 +51,7 @@ def merge_reports(reports: list) -> tuple:
             if sh["index"] in shards:
                 raise MergeError(f"{name}: shard {sh['index']}/{count} is also in {shards[sh['index']]}")
             shards[sh["index"]] = name
+        preview.update(v for v in r.get("ocp_not_ga") or () if isinstance(v, str))
         for b in r["bundles"]:
             bundles.setdefault(b.get("path"), b)
         for d in r["findings"]:
@@ -70,7 +72,8 @@ def merge_reports(reports: list) -> tuple:
             raise MergeError("some reports are shards and some are not; merge the shards of one run")
     findings.sort(key=Finding.sort_key)
     ordered = [bundles[p] for p in sorted(bundles, key=lambda p: bundle_order(p or ""))]
-    report = build(ordered, findings)
+    key = lambda v: tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
+    report = build(ordered, findings, sorted(preview, key=key))
     if version is not None:
         report["tool"]["version"] = version
     return report, findings

@@ -155,7 +155,7 @@ class Bundle:
     manifests: list = field(default_factory=list)  # Manifest, from manifests/
     manifest_files: list = field(default_factory=list)  # SourceFile under manifests/
     metadata_files: list = field(default_factory=list)
-    layout_problems: list = field(default_factory=list)  # (file rel or dir rel, message)
+    layout_problems: list = field(default_factory=list)  # (file rel or dir rel, message, detail)
     operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
     version_dir: Optional[str] = None
     versions: VersionInfo = field(default_factory=VersionInfo)

@@ -15,6 +15,10 @@ before the report is rendered:
 * ``--statistics`` prints one line per rule and severity with its count instead of the
   findings (``text``), or ``{"statistics": [...], "summary": {...}}`` (``json``).
 * ``--quiet`` prints the findings only (``text``): no bundle lines, no summary.
+* ``--explain`` prints each finding's detail and its rule's page beneath it (``text``);
+  ``--color`` colours the text report (``auto``: on a terminal, unless ``NO_COLOR`` is set).
+  Text paths are relative to the current directory (``report.text.Paths``, set with
+  ``View.paths``); the other formats keep the report's repository-relative paths.
 """
 from __future__ import annotations
 
@@ -37,6 +41,10 @@ def add_arguments(sp) -> None:
                          "json and sarif hold every finding; the exit code is --fail-on's")
     sp.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     sp.add_argument("--quiet", "-q", action="store_true", help="print the findings only: no bundle lines, no summary")
+    sp.add_argument("--explain", action="store_true",
+                    help="text: print each finding's detail (why it matters, how to fix it) and its rule's page beneath it")
+    sp.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                    help="colour in text output (default: auto, on a terminal unless NO_COLOR is set)")
 
 
 def _items(values) -> list:
@@ -54,9 +62,12 @@ def matches(rule_id: str, item: str) -> bool:
 
 class View:
     def __init__(self, fmt: str = "text", select: Optional[list] = None, ignore: Optional[list] = None,
-                 severity: Optional[str] = None, statistics: bool = False, quiet: bool = False):
+                 severity: Optional[str] = None, statistics: bool = False, quiet: bool = False,
+                 explain: bool = False, colour: bool = False, paths=None):
         self.fmt, self.select, self.ignore = fmt, select, ignore or []
         self.severity, self.statistics, self.quiet = severity, statistics, quiet
+        self.explain, self.colour = explain, colour and fmt == "text"
+        self.paths = paths  # report.text.Paths for the text format (None: paths as in the report)
 
     @classmethod
     def from_args(cls, args) -> "View":
@@ -77,12 +88,23 @@ class View:
         statistics = bool(getattr(args, "statistics", False))
         if statistics and fmt not in ("text", "json"):
             raise Refused(f"--statistics: prints text or json, not {fmt}")
+        import sys
+
+        from .report.text import use_colour
+
         return cls(fmt, select or None, ignore, getattr(args, "severity", None), statistics,
-                   bool(getattr(args, "quiet", False)))
+                   bool(getattr(args, "quiet", False)), bool(getattr(args, "explain", False)),
+                   use_colour(getattr(args, "color", None) or "never", sys.stdout))
 
     def key(self) -> list:
         """What makes a rendered report differ (the run snapshot's key)."""
-        return [self.select, self.ignore, self.severity, self.statistics, self.quiet]
+        return [self.select, self.ignore, self.severity, self.statistics, self.quiet, self.explain, self.colour,
+                self.paths.cwd if self.paths is not None else None]
+
+    def style(self):
+        from .report.text import Style
+
+        return Style(colour=self.colour, explain=self.explain, path=self.paths)
 
     def wanted(self, rule_id: str) -> bool:
         if rule_id in ALWAYS:
@@ -129,12 +151,15 @@ class View:
         if self.fmt != "text":
             yield from render_chunks(self.fmt, report, findings, rules)
             return
-        from .report.text import finding_line, render
+        from .report.text import explain_lines, finding_line, render
 
+        style = self.style()
         if self.quiet:
-            yield "".join(finding_line(f) + "\n" for f in shown)
+            preview = report.get("ocp_not_ga") or ()
+            yield "".join("".join(l + "\n" for l in [finding_line(f, style, preview)]
+                                  + (explain_lines(f, style) if self.explain else [])) for f in shown)
             return
-        yield render(report, shown, rules)
+        yield render(report, shown, rules, style)
         if hidden:
             yield self._hidden_note(findings, limit) + "\n"
 

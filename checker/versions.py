@@ -67,7 +67,7 @@ class Release:
         return vkey(self.kube)
 
     def label(self) -> str:
-        return self.ocp if self.ga else f"{self.ocp} (upcoming)"
+        return self.ocp if self.ga else f"{self.ocp} (not GA)"
 
 
 class OcpTable:

@@ -60,6 +60,7 @@ class Problem:
     # False: the file was still read whole (the problem is one Kubernetes' decoder refuses, but
     # every node is there, so rules may trust what they read: ``SourceFile.readable``)
     fatal: bool = True
+    detail: str = ""  # the why and the fix (Finding.detail); ``message`` is one sentence
 
 
 class _Abort(Exception):
@@ -243,15 +244,16 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                     if vtext is not None and prev[1] == vtext:
                         problems.append(Problem(
                             "yaml-duplicate-key", line, col,
-                            f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with the same value; "
-                            "loaders keep one, so nothing is lost today, but the next edit to one copy will be silently "
-                            "ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove the repeated "
-                            "key.", severity="warning"))
+                            f"the key '{_short(text_key)}' is repeated with the same value (first at line {prev[0]})",
+                            severity="warning",
+                            detail="Loaders keep one, so nothing is lost today, but the next edit to one copy will be "
+                            "silently ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove "
+                            "the repeated key."))
                     else:
                         problems.append(Problem(
                             "yaml-duplicate-key", line, col,
-                            f"the key '{_short(text_key)}' is repeated (first at line {prev[0]}) with a different value; "
-                            "YAML loaders silently keep only the last one, so the first is lost, and the catalog "
+                            f"the key '{_short(text_key)}' is repeated with a different value (first at line {prev[0]})",
+                            detail="YAML loaders silently keep only the last one, so the first is lost, and the catalog "
                             "pipeline's yamllint (key-duplicates) fails the pull request. Remove or merge one of them."))
                 if frame.node is not None and key is not _NO_KEY and node is not None:
                     if isinstance(key, Scalar) and key.tag == "tag:yaml.org,2002:merge" and key.style is None:
@@ -360,9 +362,9 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                     m = ev.start_mark
                     raise _Abort(Problem(
                         "yaml-syntax", m.line + 1, m.column + 1,
-                        f"YAML syntax error: the alias '*{_short(ev.anchor)}' refers to no anchor defined before it "
-                        "(an anchor cannot refer to itself). Nothing in this file can be read until it is fixed: "
-                        f"define '&{_short(ev.anchor)}' earlier or write the value out."))
+                        f"YAML syntax error: the alias '*{_short(ev.anchor)}' refers to no anchor defined before it",
+                        detail="An anchor cannot refer to itself, and nothing in this file can be read until it is fixed. "
+                        f"Define '&{_short(ev.anchor)}' earlier, or write the value out."))
                 node, weight = target
                 akind = node.kind if node is not None else None
                 alias_nodes += weight
@@ -370,8 +372,8 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                     m = ev.start_mark
                     raise _Abort(Problem(
                         "yaml-limits", m.line + 1, m.column + 1,
-                        f"aliases here expand to more than {limits.max_alias_nodes:,} nodes (an 'alias bomb'); "
-                        "olm-check refuses the file, as the Kubernetes API server refuses excessive aliasing. "
+                        f"aliases here expand to more than {limits.max_alias_nodes:,} nodes (an 'alias bomb')",
+                        detail="olm-check refuses the file, as the Kubernetes API server refuses excessive aliasing. "
                         "Write the values out instead of repeating anchors."))
                 if parent is not None and (parent.skip or (parent.skip_next and parent.key is not None)):
                     if parent.skip_next and not parent.skip and node is not None:
@@ -400,16 +402,18 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
             problems.append(_too_deep(line, col, min(limits.max_depth, _LIBYAML_MAX_NEST)))
             return docs, problems
         ctx = f" ({e.context})" if e.context else ""
-        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {what}{ctx}. Nothing in this file can be read until it is fixed."))
+        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {_short(what + ctx, 100)}",
+                                detail=_UNREADABLE))
     except yaml.YAMLError as e:  # ReaderError and friends
         line = col = 1
         pos = getattr(e, "position", None)
         if pos is not None:
             line, col = _line_col(text, pos)
         reason = getattr(e, "reason", None) or str(e).splitlines()[0]
-        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {reason}. Nothing in this file can be read until it is fixed."))
+        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {_short(reason, 100)}", detail=_UNREADABLE))
     except RecursionError:  # pragma: no cover - defensive, depth limit comes first
-        problems.append(Problem("yaml-limits", 1, 1, "the file nests too deeply to be read"))
+        problems.append(Problem("yaml-limits", 1, 1, "the file nests too deeply to be read",
+                                detail="Nothing in it is checked. Flatten the structure."))
     finally:
         loader.dispose()
     return docs, problems
@@ -418,6 +422,9 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
 _LIBYAML_MAX_NEST = 1000  # libyaml 0.2.6's own nesting limit
 
 
+_UNREADABLE = ("Nothing in this file can be read until it is fixed: opm, OLM and the API server refuse it too. "
+               "Correct the syntax at this position (often an indentation slip, a tab, a missing ':' or an unclosed "
+               "quote or bracket).")
 _DECODER = ("Kubernetes' YAML decoder (sigs.k8s.io/yaml on go-yaml v2, which opm, operator-sdk's bundle "
             "validation, OLM and kubectl use) refuses the whole file")
 
@@ -425,35 +432,35 @@ _DECODER = ("Kubernetes' YAML decoder (sigs.k8s.io/yaml on go-yaml v2, which opm
 def _bad_merge(line: int, col: int, kind: Optional[str]) -> Problem:
     what = {"scalar": "a single value", "sequence": "a list, or an alias, that is not a mapping"}.get(kind or "", "something other than a mapping")
     return Problem(
-        "yaml-syntax", line, col,
-        f"the merge key '<<' here is given {what}; a merge takes a mapping, a list of mappings or an alias to one. "
-        f"{_DECODER} (\"map merge requires map or sequence of maps as the value\"), so opm and OLM never see this "
-        "object. Merge an anchored mapping (<<: *defaults) or write the keys out; quote '\"<<\"' if it is meant as a key.",
-        fatal=False)
+        "yaml-syntax", line, col, f"the merge key '<<' is given {what}, not a mapping", fatal=False,
+        detail=f"A merge takes a mapping, a list of mappings or an alias to one. {_DECODER} (\"map merge requires map "
+        "or sequence of maps as the value\"), so opm and OLM never see this object. Merge an anchored mapping "
+        "(<<: *defaults) or write the keys out; quote '\"<<\"' if it is meant as a key.")
 
 
 def _collection_key(line: int, col: int, kind: str) -> Problem:
     what = "a mapping" if kind == "mapping" else "a list"
     return Problem(
-        "yaml-syntax", line, col,
-        f"this mapping key is {what} (a complex '? ' key); Kubernetes turns YAML into JSON, whose keys are strings, and "
-        f"{_DECODER} (\"invalid map key\"). Write the key as a string.", fatal=False)
+        "yaml-syntax", line, col, f"this mapping key is {what} (a complex '? ' key), not a string", fatal=False,
+        detail=f"Kubernetes turns YAML into JSON, whose keys are strings, and {_DECODER} (\"invalid map key\"). "
+        "Write the key as a string.")
 
 
 def _null_key(line: int, col: int) -> Problem:
     return Problem(
-        "yaml-syntax", line, col,
-        f"this mapping key is null (empty, '~' or 'null'); JSON keys are strings, and {_DECODER} "
-        "(\"unsupported map key of type: <nil>\"). Name the key, or quote it (\"null\") if that text is meant.", fatal=False)
+        "yaml-syntax", line, col, "this mapping key is null (empty, '~' or 'null')", fatal=False,
+        detail=f"JSON keys are strings, and {_DECODER} (\"unsupported map key of type: <nil>\"). Name the key, or "
+        "quote it (\"null\") if that text is meant.")
 
 
 def _too_deep(line: int, col: int, depth: int) -> Problem:
     fix = ("raise limits.max_depth in .olm-check.yaml if it is genuine" if depth < _LIBYAML_MAX_NEST
            else "libyaml, the YAML parser, reads no deeper")
     return Problem(
-        "yaml-limits", line, col,
-        f"the file nests deeper than {depth} levels here; olm-check stops reading it to protect itself (no real "
-        f"manifest nests this deep), so nothing in it is checked. Flatten the structure, or {fix}.", severity="warning")
+        "yaml-limits", line, col, f"the file nests deeper than {depth} levels here; olm-check stops reading it",
+        severity="warning",
+        detail=f"olm-check protects itself (no real manifest nests this deep), so nothing in the file is checked. "
+        f"Flatten the structure, or {fix}.")
 
 
 def _merge(target: Mapping, source: Node) -> None:
@@ -485,11 +492,14 @@ def decode(data: bytes) -> tuple[Optional[str], Optional[Problem]]:
                      (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16")):
         if data.startswith(bom):
             return None, Problem(
-                "yaml-limits", 1, 1,
-                f"the file is encoded as {enc} (it starts with a {enc} byte order mark); olm-check reads only UTF-8, "
-                "so nothing in it is checked, and Kubernetes tooling expects UTF-8. Re-save the file as UTF-8.", severity="warning")
+                "yaml-limits", 1, 1, f"the file is encoded as {enc} (it starts with a {enc} byte order mark), not UTF-8",
+                severity="warning",
+                detail="olm-check reads only UTF-8, so nothing in it is checked, and Kubernetes tooling expects UTF-8. "
+                "Re-save the file as UTF-8.")
     if b"\x00" in data[:8192]:
-        return None, Problem("yaml-limits", 1, 1, "this is a binary file, not YAML text; olm-check does not read it. Remove it from the bundle or replace it with the YAML it should be.")
+        return None, Problem("yaml-limits", 1, 1, "this is a binary file, not YAML text",
+                             detail="opm and OLM cannot decode it, and olm-check does not read it. Remove it from the "
+                             "bundle or replace it with the YAML it should be.")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -499,6 +509,5 @@ def decode(data: bytes) -> tuple[Optional[str], Optional[Problem]]:
         line = head.count(b"\n") + 1
         col = e.start - (head.rfind(b"\n") + 1) + 1
         return None, Problem(
-            "yaml-limits", line, col,
-            f"the file is not valid UTF-8 (byte 0x{data[e.start]:02x} at this position); Kubernetes and OLM read "
-            "manifests as UTF-8. Re-save the file as UTF-8.")
+            "yaml-limits", line, col, f"the file is not valid UTF-8 (byte 0x{data[e.start]:02x} at this position)",
+            detail="Kubernetes and OLM read manifests as UTF-8 and refuse the file. Re-save it as UTF-8.")

@@ -70,7 +70,7 @@ def test_formats_the_api_server_checks_and_ignores(copy_fixture):
         _ex({"when": "2024-01-02T03:04:05Z", "ip": "300.1.1.1", "free": "x", "uid": "nope"}, "b"),
     ])
     got = _mine()
-    msgs = sorted(f.message for f in got)
+    msgs = sorted(f.message + " " + f.detail for f in got)  # the example's name is in the detail
     assert len(got) == 3, msgs
     assert all(f.severity == "warning" for f in got)
     assert any("spec.when" in m and "'a'" in m and "date-time" in m.replace("datetime", "date-time") for m in msgs), msgs

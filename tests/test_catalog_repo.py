@@ -30,7 +30,7 @@ def test_fbc_catalogs_decide_publication(copy_fixture):
     mism = [f for f in res.findings if f.rule == "fbc-ocp-mismatch"]
     assert [(f.path, f.line, f.ocp_versions) for f in mism] == [
         ("operators/kube-example/0.1.0/metadata/annotations.yaml", 8, ["4.16"])]
-    assert "4.14-4.15" in mism[0].message and "4.16" in mism[0].message
+    assert "4.14-4.15" in mism[0].detail and "4.16" in mism[0].message  # the catalogs' releases; the label's in the detail
     assert not [f for f in res.findings if f.rule == "fbc-schema"]
 
 

@@ -299,7 +299,10 @@ def test_github_format_escapes_workflow_commands(findings_tree, tmp_path):
         assert lvl == level[f["severity"]]
         assert props["file"] == f["path"] and props["line"] == str(f["line"]) and props["col"] == str(f["column"])
         assert props["title"] == "olm-check " + f["rule"]
-        assert msg == f["message"]
+        from checker.report.text import _ranges
+
+        ocp = f" [OCP {_ranges(f['ocp_versions'], data['ocp_not_ga'])}]" if f["ocp_versions"] else ""
+        assert msg == f["message"] + ocp  # the message, and the releases as the text report prints them
     assert any(props["file"] == "closed/manifests/a%25b,c:d.yaml" for _l, props, _m in commands)
     raw = next(l for l in lines if "a%2525b" in l)
     assert "file=closed/manifests/a%2525b%2Cc%3Ad.yaml," in raw

@@ -288,8 +288,8 @@ def test_max_depth_config_via_the_cli(tmp_path):
     assert p.returncode == 1 and p.stderr == ""
     report = json.loads(p.stdout)
     _assert_case(case, report["findings"], report["bundles"], case.id + "/")
-    msg = [f["message"] for f in report["findings"] if f["rule"] == "yaml-limits"][0]
-    assert "32 levels" in msg and "max_depth" in msg
+    f = [f for f in report["findings"] if f["rule"] == "yaml-limits"][0]
+    assert "32 levels" in f["message"] and "max_depth" in f["detail"]  # the limit, and how to raise it
 
 
 def test_text_output_of_hostile_inputs_has_no_reprs(tmp_path):

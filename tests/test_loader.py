@@ -317,7 +317,7 @@ def test_load_bundle_reads_every_document_and_reports_subdirectories(tmp_path):
     bundle = load_bundle(_reader(tmp_path), str(b))
     assert bundle.mediatype == "registry+v1"
     assert [(m.kind, m.index, m.root.line) for m in bundle.manifests] == [("ConfigMap", 0, 1), ("Secret", 2, 6)]
-    assert [w for w, _ in bundle.layout_problems] == ["bundle/manifests/nested"]
+    assert [w for w, _m, _d in bundle.layout_problems] == ["bundle/manifests/nested"]
 
 
 def test_walk_visits_shared_nodes_once():

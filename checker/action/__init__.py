@@ -317,7 +317,7 @@ def run_action(environ) -> int:
                                                             res.fail_on, env.run_url, who)))
         if env.pull is not None and env.review_comments and ch.changes is not None:
             steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
-                                                      log, who)))
+                                                      log, who, report.get("ocp_not_ga") or ())))
         if env.pull is not None and env.summary_comment:
             body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs)
             steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))

@@ -28,6 +28,7 @@ from urllib.parse import quote
 
 from ..finding import SEVERITY_RANK
 from ..report import github as wfcmd
+from ..report import help_uri
 from ..report import markdown as md
 from .client import ApiError
 
@@ -156,10 +157,15 @@ def append_summary(path: Optional[str], text: str) -> None:
 
 # --- 2. check run ------------------------------------------------------------------------
 
-def annotation(f) -> dict:
+def _releases(f, not_ga=()) -> str:
+    return md.releases(f.ocp_versions, not_ga)
+
+
+def annotation(f, not_ga=()) -> dict:
+    explained = "".join(f"\n\n{x}" for x in (f.detail, help_uri(f.rule)) if x)
     a = {"path": f.path, "start_line": max(1, f.line), "end_line": max(1, f.line),
          "annotation_level": LEVEL.get(f.severity, "failure"),
-         "message": fit(f.message + (f" [OCP {', '.join(f.ocp_versions)}]" if f.ocp_versions else ""), 64000, " …"),
+         "message": fit(f.message + (f" [OCP {_releases(f, not_ga)}]" if f.ocp_versions else "") + explained, 64000, " …"),
          "title": f"olm-check {f.rule}"[:255]}
     if f.column and f.column > 1:
         a["start_column"] = a["end_column"] = f.column
@@ -190,7 +196,7 @@ def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, det
     title = (f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info in {s['bundles']} bundle(s)"
              if findings else f"No findings in {s['bundles']} bundle(s)")
     summary = summary_markdown(report, findings, MAX_OUTPUT)
-    ann = [annotation(f) for f in by_severity(findings)]
+    ann = [annotation(f, report.get("ocp_not_ga") or ()) for f in by_severity(findings)]
     batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
     now = _now()
     body = {"name": who.check_name, "head_sha": head_sha, "status": "completed",
@@ -227,12 +233,16 @@ def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, det
 
 # --- 3. review ---------------------------------------------------------------------------
 
-def comment_body(f, who: Optional[Who] = None) -> str:
+def comment_body(f, who: Optional[Who] = None, not_ga=()) -> str:
+    """An inline comment: the message, the detail (why, and the fix), the OpenShift releases,
+    the rule's page, the one-line fix as a suggestion."""
     who = who or Who()
     icon = md.ICON.get(f.severity, "")
-    lines = [f"{icon} **{f.severity}** {md.code(f.rule, table=False)}: {md.text(f.message)}"]
+    lines = [f"{icon} **{f.severity}** {md.rule_link(f.rule)}: {md.text(f.message)}"]
+    if f.detail:
+        lines.append(f"\n{md.text(f.detail)}")
     if f.ocp_versions:
-        lines.append(f"\nOpenShift releases: {md.text(', '.join(f.ocp_versions))}")
+        lines.append(f"\nOpenShift releases: {md.text(_releases(f, not_ga))}")
     if f.fix is not None and f.fix.line == f.line:
         repl = f.fix.replacement
         longest = max((len(x) for x in re.findall(r"`{3,}", repl)), default=2)
@@ -274,7 +284,8 @@ def outdated(c: dict) -> bool:
     return c.get("subject_type") != "file" and c.get("line") is None
 
 
-def review(gh, number: int, head_sha: str, findings: list, right: dict, log=print, who: Optional[Who] = None) -> dict:
+def review(gh, number: int, head_sha: str, findings: list, right: dict, log=print, who: Optional[Who] = None,
+           not_ga=()) -> dict:
     """Post new inline comments in one review, delete own stale ones without replies. An
     own comment GitHub shows as outdated does not count as posted: its finding is posted
     again where it now is, and the outdated one goes (unless someone answered it)."""
@@ -289,7 +300,7 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
     new = [f for f in inline if f.fingerprint() not in have]
     result = {"posted": 0, "file_level": 0, "unplaced": 0, "deleted": 0, "kept": len(have & current)}
     if new:
-        comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f, who)} for f in new]
+        comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f, who, not_ga)} for f in new]
         n = len(new)
         body = (f"olm-check{' (' + md.text(who.name) + ')' if who.name else ''} found {n} problem{'s' if n != 1 else ''} "
                 "on lines this pull request changes (the summary comment and the check run list every finding)."

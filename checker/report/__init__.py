@@ -1,7 +1,21 @@
 """Findings -> reports. Reporters know nothing of rules' internals or of GitHub's API."""
 from __future__ import annotations
 
-from .. import TOOL_NAME, __version__
+from .. import INFORMATION_URI, TOOL_NAME, __version__
+
+RULES_DOC = f"{INFORMATION_URI}/blob/main/docs/rules.md"
+
+
+def help_uri(rule_id: str):
+    """The rule's page: its anchor in docs/rules.md (None for ``internal-error``, a bug in
+    olm-check, which has no rule page)."""
+    return None if rule_id == "internal-error" else f"{RULES_DOC}#{rule_id}"
+
+
+def not_ga(table) -> list:
+    """The releases of an ``OcpTable`` that are not generally available yet (the report's
+    ``ocp_not_ga``): every place that prints releases marks them "(not GA)"."""
+    return [r.ocp for r in table.releases if not r.ga]
 
 
 def bundle_entry(b) -> dict:
@@ -31,14 +45,16 @@ def facts_entry(f) -> dict:
     }
 
 
-def build(bundles: list, findings: list) -> dict:
-    """The JSON report (the documented contract)."""
+def build(bundles: list, findings: list, ocp_not_ga=()) -> dict:
+    """The JSON report (the documented contract). ``ocp_not_ga``: the releases of the run's
+    release table that are not GA (``not_ga``)."""
     counts = {"error": 0, "warning": 0, "info": 0}
     for f in findings:
         counts[f.severity] = counts.get(f.severity, 0) + 1
     return {
         "tool": {"name": TOOL_NAME, "version": __version__},
         "bundles": bundles,
+        "ocp_not_ga": list(ocp_not_ga),
         "findings": [f.to_json() for f in findings],
         "summary": {"bundles": len(bundles), "errors": counts["error"], "warnings": counts["warning"], "info": counts["info"]},
     }

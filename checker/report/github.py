@@ -37,8 +37,13 @@ def workflow_command(name: str, data: str, props: Optional[dict] = None) -> str:
     return f"::{name}{' ' + p if p else ''}::{esc_data(data)}"
 
 
-def command(f) -> str:
-    return workflow_command(LEVEL.get(f.severity, "error"), f.message,
+def command(f, not_ga=()) -> str:
+    """A finding as an annotation: its message and OpenShift releases (``text.finding_line``'s
+    ``[OCP ...]``)."""
+    from .text import _ranges
+
+    ocp = f" [OCP {_ranges(f.ocp_versions, not_ga)}]" if f.ocp_versions else ""
+    return workflow_command(LEVEL.get(f.severity, "error"), f.message + ocp,
                             {"file": f.path, "line": f.line, "col": f.column, "title": "olm-check " + f.rule})
 
 
@@ -67,4 +72,5 @@ def stop_commands(text: str, token: Optional[str] = None) -> str:
 
 
 def render(report, findings, rules) -> str:
-    return "".join(command(f) + "\n" for f in findings)
+    not_ga = report.get("ocp_not_ga") or ()
+    return "".join(command(f, not_ga) + "\n" for f in findings)

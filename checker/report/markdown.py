@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 
+from . import help_uri
 from .text import _ranges
 
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
@@ -40,8 +41,20 @@ def text(s) -> str:
     return _AUTOLINK.sub(lambda m: m.group(0) + "&#8203;", s)
 
 
+def releases(versions: list, not_ga=()) -> str:
+    """'4.12-4.22, 4.23 (not GA)': the releases as every report prints them."""
+    return _ranges(versions, not_ga)
+
+
+def rule_link(rule_id: str, table: bool = False) -> str:
+    """The rule id as code, linked to its page (docs/rules.md) when it has one."""
+    uri = help_uri(rule_id)
+    return f"[{code(rule_id, table)}]({uri})" if uri else code(rule_id, table)
+
+
 def summary(report: dict, findings: list, title: str = "olm-check", limit: int = 200) -> str:
     s = report["summary"]
+    preview = report.get("ocp_not_ga") or ()
     out = [f"## {title}", ""]
     if not findings:
         out.append(f"✅ {s['bundles']} bundle(s) checked, no findings.")
@@ -54,30 +67,32 @@ def summary(report: dict, findings: list, title: str = "olm-check", limit: int =
         for b in report["bundles"]:
             out.append("| {} | {} | {} | {} | {} |".format(
                 code(b["path"]), code(b["csv"] or "?"), code(b["ocp_label"]) if b["ocp_label"] is not None else "none",
-                _ranges(b["ocp_versions"]) or "none", _ranges(b["ocp_installable"]) or "none"))
+                releases(b["ocp_versions"], preview) or "none", releases(b["ocp_installable"], preview) or "none"))
         out.append("")
         table = per_release(report, findings)
         if table:
             out.append("| OCP release | errors | warnings |")
             out.append("|---|---|---|")
-            for rels, (e, w) in _runs(table):  # consecutive releases with the same counts: one row
-                out.append(f"| {rels[0] if len(rels) == 1 else rels[0] + '–' + rels[-1]} | {e} | {w} |")
+            # consecutive releases with the same counts (and the same GA status): one row
+            for rels, (e, w) in _runs(table, preview):
+                out.append(f"| {releases(rels, preview)} | {e} | {w} |")
             out.append("")
     if findings:
         out.append("| | rule | where | message |")
         out.append("|---|---|---|---|")
         for f in findings[:limit]:
-            out.append(f"| {ICON.get(f.severity, '')} {f.severity} | {code(f.rule)} | {code(f'{f.path}:{f.line}')} | {text(f.message)} |")
+            out.append(f"| {ICON.get(f.severity, '')} {f.severity} | {rule_link(f.rule, table=True)} | {code(f'{f.path}:{f.line}')} | {text(f.message)} |")
         if len(findings) > limit:
             out.append(f"\n…and {len(findings) - limit} more finding(s); see the JSON report.")
     return "\n".join(out) + "\n"
 
 
-def _runs(table: list) -> list:
-    """[(release, counts)] -> [([releases], counts)] joining neighbours with equal counts."""
+def _runs(table: list, not_ga=()) -> list:
+    """[(release, counts)] -> [([releases], counts)] joining neighbours with equal counts
+    (and the same GA status)."""
     out: list = []
     for rel, counts in table:
-        if out and out[-1][1] == counts:
+        if out and out[-1][1] == counts and (rel in not_ga) == (out[-1][0][-1] in not_ga):
             out[-1][0].append(rel)
         else:
             out.append(([rel], counts))

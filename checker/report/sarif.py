@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from .. import INFORMATION_URI, TOOL_NAME, __version__
+from . import RULES_DOC, help_uri
 
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -31,7 +32,7 @@ def render(report, findings, rules) -> str:
             "shortDescription": {"text": _sentence(summary)},
             "fullDescription": {"text": _sentence(explanation.split("\n\n")[0].replace("\n", " "))},
             "help": {"text": _sentence(explanation), "markdown": _sentence(explanation)},
-            "helpUri": f"{INFORMATION_URI}/blob/main/docs/rules.md#{rid}",
+            "helpUri": help_uri(rid) or RULES_DOC,
             "defaultConfiguration": {"level": LEVEL.get(r.severity if r else "error", "error")},
             "properties": {"tags": ["olm", r.category if r else "internal"]},
         })
@@ -41,7 +42,7 @@ def render(report, findings, rules) -> str:
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": LEVEL.get(f.severity, "error"),
-            "message": {"text": _sentence(f.message)},
+            "message": _message(f),
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": _artifact(f.path),
@@ -75,6 +76,27 @@ def render(report, findings, rules) -> str:
         }],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _message(f) -> dict:
+    """The result's message: ``text`` the one-sentence message (what code scanning lists);
+    ``markdown`` (SARIF 2.1.0 §3.11.4: the same message, formatted, for viewers that render
+    it) adds the detail -- why it matters and the fix -- and the rule's page."""
+    text = _sentence(f.message)
+    if not f.detail:
+        return {"text": text}
+    parts = [_md(text), _md(f.detail)]
+    uri = help_uri(f.rule)
+    if uri:
+        parts.append(f"[{f.rule}]({uri})")
+    return {"text": text, "markdown": "\n\n".join(parts)}
+
+
+def _md(s: str) -> str:
+    """Text shown as itself in Markdown (no HTML, emphasis or links from a bundle's values)."""
+    from .markdown import text
+
+    return text(s)
 
 
 def _uri(path: str) -> str:

@@ -190,6 +190,44 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
                    detail=detail)
 
 
+_NAMES = frozenset(("opm", "olm", "kubectl", "yamllint", "olm-check"))
+
+
+def split_message(text: str) -> tuple:
+    """``(message, detail)`` from a text written as "what is wrong; why. How to fix it." (the
+    form of the older one-paragraph messages): the message is the text up to the first "; "
+    or sentence end outside brackets and double quotes, the detail the rest, as sentences.
+    For families of messages written in that form; new findings give ``detail=`` themselves."""
+    depth, quoted, cut = 0, False, None
+    for i, c in enumerate(text):
+        if c == '"' or c == "`":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text[i + 1:i + 2] == " " and (c == ";" or (c == "." and text[i + 2:i + 3].isupper())):
+            cut = i
+            break
+    if cut is None:
+        return text.rstrip().rstrip("."), ""
+    message, detail = text[:cut].rstrip(), text[cut + 2:].strip()
+    first = detail.split(" ", 1)[0]
+    if first.isalpha() and first.islower() and first not in _NAMES:
+        detail = detail[0].upper() + detail[1:]
+    if detail and detail[-1] not in ".!?)":
+        detail += "."
+    return message, detail
+
+
+def said(rule_id: str, file, node: Optional[Node], text: str, **kw) -> Finding:
+    """``finding`` with message and detail from ``split_message(text)``."""
+    message, detail = split_message(text)
+    return finding(rule_id, file, node, message, detail=detail, **kw)
+
+
 def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
     """A Fix replacing a one-line plain or quoted scalar on its line with ``new_text``
     (None for block scalars or when the line does not hold the scalar as parsed):

@@ -593,6 +593,16 @@ def _want_type(t: Any) -> str:
     return " or ".join(names.get(x, str(x)) for x in ts)
 
 
+def _allowed(err) -> str:
+    """What the schema allows, for the detail of an enum or pattern finding ('' otherwise)."""
+    v, val = err.validator, err.validator_value
+    if v == "enum" and isinstance(val, list):
+        return "The schema allows " + ", ".join(_show(x, 40) for x in val[:12]) + (", ..." if len(val) > 12 else "") + ". "
+    if v == "pattern":
+        return f"The schema's pattern: {_show(val, 80)}. "
+    return ""
+
+
 def _problem(err) -> Optional[str]:
     """What is wrong, in words, for a jsonschema error (None: not reported)."""
     v, val, inst = err.validator, err.validator_value, err.instance
@@ -608,10 +618,9 @@ def _problem(err) -> Optional[str]:
                 if len(missing) <= 1 else
                 f"{where} lacks the required fields {', '.join(missing)}")
     if v == "enum":
-        allowed = ", ".join(_show(x, 40) for x in val[:12]) + (", ..." if len(val) > 12 else "")
-        return f"{where} is {_show(inst)}, not one of the values the schema allows ({allowed})"
+        return f"{where} is {_show(inst)}, not one of the values the schema allows"
     if v == "pattern":
-        return f"{where} is {_show(inst)}, which does not match the schema's pattern {_show(val, 80)}"
+        return f"{where} is {_show(inst)}, which does not match the schema's pattern"
     if v == "format":
         return f"{where} is {_show(inst)}, which is not a valid {val} (the schema's format)"
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
@@ -715,13 +724,13 @@ def alm_examples_schema(bundle: Bundle, ctx):
             continue  # not a CRD of this bundle (alm-examples reports unowned APIs)
         md = item.get("metadata")
         name = md.get("name") if isinstance(md, dict) else None
-        label = f"the {kind} example" + (f" '{name}'" if isinstance(name, str) and name else "")
+        label = f"{kind} example" + (f" '{name}'" if isinstance(name, str) and name else "")
         if not t.served:
             ln, col = at(_locate(text, off, ["apiVersion"]) or off)
             budget[0] -= 1
-            yield finding(RID, sf, None, f"{label} is written for {av}, a version the CRD {t.crd_name} does not serve "
-                          "(served: false): the API server has no such resource, so creating the example fails. Use a served "
-                          "version's apiVersion (and its schema).", line=ln, column=col)
+            yield finding(RID, sf, None, f"{label} is written for {av}, a version the CRD {t.crd_name} does not serve",
+                          detail="The version has served: false: the API server has no such resource, so creating the "
+                          "example fails. Use a served version's apiVersion (and its schema).", line=ln, column=col)
             continue
         yield from _check_example(sf, text, off, item, t, label, at, budget)
 
@@ -760,9 +769,10 @@ def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, 
             one = len(extra) == 1
             count += 1
             budget[0] -= 1
-            yield finding(RID, sf, None, f"{label}: {names} {'is' if one else 'are'} not in {where}, so the API server drops "
-                          f"{'this field' if one else 'these fields'} when the example is created and the setting has no "
-                          "effect. Fix the spelling or the nesting, remove it, or declare it in the CRD.",
+            yield finding(RID, sf, None, f"{names} {'is' if one else 'are'} not in the schema",
+                          detail=f"In the {label}, checked against {where}: the API server drops "
+                          f"{'this field' if one else 'these fields'} when the example is created, and the setting has "
+                          "no effect. Fix the spelling or the nesting, remove it, or declare it in the CRD.",
                           severity="info", line=ln, column=col)
             continue
         what = _problem(e)
@@ -772,5 +782,6 @@ def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, 
         ln, col = at(o if o is not None else off)
         count += 1
         budget[0] -= 1
-        yield finding(RID, sf, None, f"{label}: {what} ({where}): the API server refuses to create it, so the console's "
-                      "Create form built from this example fails. Correct the value in alm-examples.", line=ln, column=col)
+        yield finding(RID, sf, None, what, line=ln, column=col,
+                      detail=f"In the {label}, checked against {where}. {_allowed(e)}The API server refuses to create "
+                      "the example, so the console's Create form built from it fails. Correct the value in alm-examples.")

@@ -80,10 +80,10 @@ def service_account_conflict(bundle: Bundle, ctx):
             continue
         dep, node = accounts[name]
         yield finding("service-account-conflict", m.file, m.metadata.get("name"),
-                      f"the ServiceAccount '{name}' is also the service account of the CSV's deployment '{dep}' "
-                      f"({csv.file.rel}:{node.line}); OLM creates and owns that account from the CSV, and operator-sdk's "
-                      "bundle validation (run by catalog CI) rejects a bundle that defines it again. Delete this manifest, "
-                      "or rename the account here or in the CSV if a separate account was intended.")
+                      f"OLM already creates the ServiceAccount '{name}' for the CSV's deployment '{dep}'",
+                      detail=f"OLM creates and owns that account from the CSV ({csv.file.rel}:{node.line}), and "
+                      "operator-sdk's bundle validation (run by catalog CI) rejects a bundle that defines it again. Delete "
+                      "this manifest, or rename the account here or in the CSV if a separate account was intended.")
 
 
 def _upper_bound(n: int) -> int:
@@ -190,13 +190,15 @@ def bundle_size(bundle: Bundle, ctx):
     pct = 100.0 * total / MAX_BUNDLE_SIZE
     if total > MAX_BUNDLE_SIZE:
         yield finding("bundle-size", largest, None,
-                      f"the bundle is ~{_fmt(total)} gzip-compressed and base64-encoded ({pct:.0f}% of the "
-                      f"1 MiB limit; {_fmt(raw_total)} uncompressed): OLM cannot store it in the ConfigMap it "
-                      "unpacks bundles into, so it never installs, and operator-sdk's bundle validation fails it. Largest: "
-                      f"{top}. Shrink the CRDs (controller-gen crd:maxDescLen=0 drops schema descriptions) or split the bundle.")
+                      f"the bundle is ~{_fmt(total)} compressed, {pct:.0f}% of the 1 MiB limit",
+                      detail=f"Measured gzip-compressed and base64-encoded ({_fmt(raw_total)} uncompressed): OLM cannot "
+                      "store it in the ConfigMap it unpacks bundles into, so it never installs, and operator-sdk's bundle "
+                      f"validation fails it. Largest: {top}. Shrink the CRDs (controller-gen crd:maxDescLen=0 drops schema "
+                      "descriptions) or split the bundle.")
     else:
         yield finding("bundle-size", largest, None,
-                      f"the bundle is ~{_fmt(total)} gzip-compressed and base64-encoded, {pct:.0f}% of OLM's "
-                      f"1 MiB limit ({_fmt(raw_total)} uncompressed); past the limit it cannot be installed. "
-                      f"Largest: {top}. Keep an eye on CRD growth (controller-gen crd:maxDescLen=0 drops schema descriptions).",
-                      severity="warning")
+                      f"the bundle is ~{_fmt(total)} compressed, {pct:.0f}% of OLM's 1 MiB limit",
+                      severity="warning",
+                      detail=f"Measured gzip-compressed and base64-encoded ({_fmt(raw_total)} uncompressed); past the "
+                      f"limit it cannot be installed. Largest: {top}. Keep an eye on CRD growth (controller-gen "
+                      "crd:maxDescLen=0 drops schema descriptions).")

@@ -5,7 +5,7 @@ from collections import Counter
 
 from ..catalogs import checked_operators
 from ..nodes import Mapping, Scalar, Sequence
-from . import check, define, finding, refusal
+from . import check, define, finding, refusal, said
 
 _CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/"
 
@@ -90,8 +90,8 @@ def operator_name(repo, ctx):
             csvop = _csv_op(f)
             if pkg is None and csvop is None:
                 continue
-            for what, mine, counts, pos in (("the package name in annotations.yaml", pkg, packages, f.package_pos or f.annotations_pos),
-                                             ("the operator name in the CSV's metadata.name", csvop, csv_ops, f.csv_pos)):
+            for what, mine, counts, pos in (("the package name", pkg, packages, f.package_pos or f.annotations_pos),
+                                             ("the CSV's operator name", csvop, csv_ops, f.csv_pos)):
                 if mine is None or not others:
                     continue
                 theirs = counts - Counter({mine: 1})  # positive counts only
@@ -99,20 +99,23 @@ def operator_name(repo, ctx):
                     common = next(iter(theirs))
                     if common != mine:
                         yield finding("operator-name", pos.path if pos else f.rel, None,
-                                      f"{what} is '{mine}', but the operator's other bundles use '{common}'; the catalog's CI refuses the change "
-                                      f"(it would start a new package). Use '{common}'.", line=pos.line if pos else 1, column=pos.column if pos else 1)
+                                      f"{what} is '{mine}', but the operator's other bundles use '{common}'",
+                                      detail=f"The catalog's CI refuses the change (it would start a new package). Use '{common}'.",
+                                      line=pos.line if pos else 1, column=pos.column if pos else 1)
             sev = "warning" if others else None
             if pkg and csvop and pkg != csvop:
                 p = f.csv_pos
                 yield finding("operator-name", p.path if p else f.rel, None,
-                              f"the CSV name '{f.csv_name}' starts with '{csvop}', but the package in annotations.yaml is '{pkg}'; the catalog's CI "
-                              f"requires them to match. Rename the CSV to '{pkg}.v{f.version or '<version>'}'.",
+                              f"the CSV name '{f.csv_name}' does not start with the package name '{pkg}'",
+                              detail=f"The catalog's CI requires the CSV name to start with the package name of "
+                              f"annotations.yaml. Rename the CSV to '{pkg}.v{f.version or '<version>'}'.",
                               severity=sev, line=p.line if p else 1, column=p.column if p else 1)
             if pkg and pkg != op:
                 p = f.package_pos or f.annotations_pos
                 yield finding("operator-name", ann_path, None,
-                              f"the package name '{pkg}' in annotations.yaml differs from the operator directory name 'operators/{op}'; the catalog's "
-                              f"CI requires them to match. Rename the directory or set the package to '{op}'.",
+                              f"the package name '{pkg}' differs from the operator directory name '{op}'",
+                              detail=f"The catalog's CI requires the package of annotations.yaml to match the directory "
+                              f"name (operators/{op}). Rename the directory or set the package to '{op}'.",
                               severity=sev, line=p.line if p else 1, column=p.column if p else 1)
 
 
@@ -184,8 +187,10 @@ def ci_config(repo, ctx):
             continue
         doc = docs[0]
 
-        def bad(node, msg):
-            return finding("ci-config", sf, node, msg)
+        def bad(node, msg, detail=None):
+            if detail is not None:
+                return finding("ci-config", sf, node, msg, detail=detail)
+            return said("ci-config", sf, node, msg)  # "what; why. Fix." (split_message)
 
         if not isinstance(doc, Mapping):
             yield bad(doc, f"ci.yaml must be a mapping of settings (reviewers, updateGraph, fbc), not {doc.type_name()}; the pipeline cannot read it.")
@@ -212,8 +217,9 @@ def ci_config(repo, ctx):
         fbc = doc.get("fbc")
         en0 = fbc.get("enabled") if isinstance(fbc, Mapping) else None
         if ug is not None and isinstance(en0, Scalar) and en0.value is True:
-            yield bad(ug, "updateGraph is set, but this operator uses file-based catalogs (fbc.enabled: true): its catalogs hold the "
-                          "update graph, and the pipeline stops ('FBC is enabled, updateGraph cannot be defined'). Remove updateGraph.")
+            yield bad(ug, "updateGraph is set, but this operator uses file-based catalogs (fbc.enabled: true)",
+                      "Its catalogs hold the update graph, and the pipeline stops ('FBC is enabled, updateGraph cannot be "
+                      "defined'). Remove updateGraph.")
         if fbc is None or (isinstance(fbc, Scalar) and fbc.value is None):
             continue
         if not isinstance(fbc, Mapping):
@@ -246,7 +252,8 @@ def ci_config(repo, ctx):
             for k, _v in item.items():
                 kv = k.value if isinstance(k, Scalar) else None
                 if kv not in MAPPING_KEYS and kv in _SUGGEST:
-                    yield bad(k, f"'{kv}' is not a catalog_mapping key; did you mean '{_SUGGEST[kv]}'? The pipeline ignores '{kv}' and finds no {_SUGGEST[kv]}.")
+                    yield bad(k, f"'{kv}' is not a catalog_mapping key; did you mean '{_SUGGEST[kv]}'?",
+                              f"The pipeline ignores '{kv}' and finds no {_SUGGEST[kv]}.")
             for key in MAPPING_KEYS:
                 if key not in item:
                     yield bad(item, f"this catalog_mapping entry has no '{key}'; the pipeline's schema requires template_name, type and catalog_names.")

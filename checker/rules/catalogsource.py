@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ..finding import Fix
 from ..nodes import Mapping, Scalar, Sequence, to_py
-from . import check, define, finding, refusal
+from . import check, define, finding, refusal, said
 
 CS_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_catalogsources.yaml"
 CS_REGISTRY = ("https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"
@@ -198,10 +198,10 @@ def catalogsources(repo, ctx):
             continue
         spec = root.get("spec")
         if spec is None:
-            yield finding("catalogsource-schema", sf, root, "the CatalogSource has no spec; the API server requires one with a source (sourceType: grpc and image, for example).")
+            yield said("catalogsource-schema", sf, root, "the CatalogSource has no spec; the API server requires one with a source (sourceType: grpc and image, for example).")
             continue
         if not isinstance(spec, Mapping):
-            yield finding("catalogsource-schema", sf, spec, f"spec must be a mapping (sourceType, image or configMap, ...), not {spec.type_name()}; the API server rejects the object.")
+            yield said("catalogsource-schema", sf, spec, f"spec must be a mapping (sourceType, image or configMap, ...), not {spec.type_name()}; the API server rejects the object.")
             continue
         yield from _shapes(sf, spec)
         yield from _sources(sf, spec, proposed)
@@ -231,11 +231,14 @@ def _shapes(sf, spec):
             shown = f" (found {node.type_name()})"
         # a polling interval the API server accepts (any string) and OLM replaces by its default
         sev = "warning" if list(err.absolute_path)[-2:] == ["registryPoll", "interval"] and err.validator != "type" else None
-        yield finding("catalogsource-schema", sf, node, f"{_where(err.absolute_path)}: {msg}{shown}.", severity=sev)
+        where = _where(err.absolute_path)
+        tok = msg.split(" ", 1)[0]
+        said_where = where + msg[len(tok):] if tok and (where == tok or where.endswith("." + tok)) else f"{where}: {msg}"
+        yield said("catalogsource-schema", sf, node, f"{said_where}{shown}.", severity=sev)
     for k, _v in spec.items():
         kv = k.value if isinstance(k, Scalar) else None
         if kv not in KNOWN_SPEC:
-            yield finding("catalogsource-schema", sf, k,
+            yield said("catalogsource-schema", sf, k,
                           f"spec.{kv} is not a CatalogSource field; the API server drops unknown fields, so it has no effect. Check the spelling "
                           f"(fields: {', '.join(sorted(KNOWN_SPEC - set(BLOCKS)))}).", severity="warning")
 
@@ -334,15 +337,15 @@ def _sources(sf, spec, proposed):
     # the proposal's blocks
     for b in blocks:
         if not proposed:
-            yield finding("catalogsource-proposed-schema", sf, _at(spec, b),
+            yield said("catalogsource-proposed-schema", sf, _at(spec, b),
                           f"spec.{b} is from the provisional catalogsource-spec-update proposal; clusters serve today's API, which has no such field "
                           f"(the API server drops or rejects it, and requires sourceType). Write the equivalent spec instead: {_legacy_equivalent(spec, b)}.")
     if len(blocks) > 1:
-        yield finding("catalogsource-source", sf, _at(spec, blocks[1]),
+        yield said("catalogsource-source", sf, _at(spec, blocks[1]),
                       f"the CatalogSource configures {len(blocks)} sources ({', '.join(blocks)}); a catalog has exactly one source. Keep one block.")
         return
     if blocks and legacy_present:
-        yield finding("catalogsource-source", sf, _at(spec, legacy_present[0]),
+        yield said("catalogsource-source", sf, _at(spec, legacy_present[0]),
                       f"the CatalogSource configures two sources: spec.{blocks[0]} and the top-level {', '.join(legacy_present)}; OLM uses the top-level fields "
                       f"and the proposal would refuse both together. Keep one: {'move them into ' + blocks[0] if proposed else 'remove ' + blocks[0]}.")
         return
@@ -352,43 +355,43 @@ def _sources(sf, spec, proposed):
     # legacy source
     if st_node is None:
         guess = "grpc" if _set(spec.get("image")) or _set(spec.get("address")) else ("configmap" if _set(spec.get("configMap")) else "grpc")
-        yield finding("catalogsource-source", sf, spec,
+        yield said("catalogsource-source", sf, spec,
                       f"spec.sourceType is missing; today's API requires it (the API server rejects the object) and the catalog operator picks the "
                       f"source from it. Add 'sourceType: {guess}'.")
         return
     if st not in ("grpc", "configmap", "internal"):
         shown = st_node.raw if isinstance(st_node, Scalar) else st_node.type_name()
-        yield finding("catalogsource-source", sf, st_node,
+        yield said("catalogsource-source", sf, st_node,
                       f"sourceType '{shown}' is not a source OLM knows; the catalog operator refuses the CatalogSource. Write 'grpc' (image or address) or 'configmap'.")
         return
     if st == "internal":
         line = sf.line_text(st_node.line)
         fix = Fix(st_node.line, line.replace("internal", "configmap", 1), "use the current name of the source type") if "internal" in line else None
-        yield finding("catalogsource-source", sf, st_node,
+        yield said("catalogsource-source", sf, st_node,
                       "sourceType 'internal' is a deprecated alias of 'configmap'; OLM still treats it as configmap, but write 'configmap'.",
                       severity="warning", fix=fix)
     if proposed:
         first = next((k for k in LEGACY_SOURCE_FIELDS if k in spec), "sourceType")
-        yield finding("catalogsource-deprecated-fields", sf, _at(spec, first),
-                      f"the top-level source fields ({', '.join(k for k in LEGACY_SOURCE_FIELDS if k in spec)}) are the legacy form that "
-                      f"catalogsource_schema: proposed replaces; write instead: {_new_equivalent(spec, st)}.")
+        yield said("catalogsource-deprecated-fields", sf, _at(spec, first),
+                      f"the top-level source fields ({', '.join(k for k in LEGACY_SOURCE_FIELDS if k in spec)}) are legacy under "
+                      f"catalogsource_schema: proposed; write instead: {_new_equivalent(spec, st)}.")
     img, addr, cm = spec.get("image"), spec.get("address"), spec.get("configMap")
     if st == "grpc":
         if not _set(img) and not _set(addr):
-            yield finding("catalogsource-source", sf, st_node,
+            yield said("catalogsource-source", sf, st_node,
                           "sourceType is grpc but neither image nor address is set: OLM has no registry to serve the catalog from. Add "
                           "'image: <catalog image>' (OLM runs the registry pod) or 'address: <host:port>' (a registry you run).")
         if _set(img) and "address" in spec:
-            yield _ignored(sf, spec, "address", "spec.address is ignored: image is set, so OLM runs a registry pod from the image and never connects to address. Remove address (or image, if you meant to use a running registry).")
+            yield _ignored(sf, spec, "address", "spec.address is ignored: image is set. OLM runs a registry pod from the image and never connects to address. Remove address (or image, if you meant to use a running registry).")
         if "configMap" in spec:
             yield _ignored(sf, spec, "configMap", "spec.configMap is ignored on a grpc source (only configmap sources read it). Remove it, or switch to sourceType: configmap.")
         if not _set(img) and _set(addr):
             for k in ("grpcPodConfig", "updateStrategy"):
                 if k in spec:
-                    yield _ignored(sf, spec, k, f"spec.{k} is ignored: with only an address OLM runs no registry pod, so there is nothing to configure or poll. Remove it, or use image.")
+                    yield _ignored(sf, spec, k, f"spec.{k} is ignored: only an address is set. OLM then runs no registry pod, so there is nothing to configure or poll. Remove it, or use image.")
     else:
         if not _set(cm):
-            yield finding("catalogsource-source", sf, st_node,
+            yield said("catalogsource-source", sf, st_node,
                           f"sourceType is {st} but configMap is not set: OLM has no ConfigMap to build the registry from. Add 'configMap: <ConfigMap name>'.")
         for k in ("image", "address"):
             if k in spec:
@@ -404,14 +407,14 @@ def _block_ignored(sf, spec, block):
     if block == "catalogServiceSource":
         for k in ("grpcPodConfig", "updateStrategy"):
             if k in b:
-                yield finding("catalogsource-ignored-fields", sf, _at(b, k),
+                yield said("catalogsource-ignored-fields", sf, _at(b, k),
                               f"{block}.{k} is ignored: a service source runs no registry pod, so there is nothing to configure or poll. Remove it.")
     if block == "configMapSource" and "updateStrategy" in b:
-        yield finding("catalogsource-ignored-fields", sf, _at(b, "updateStrategy"),
+        yield said("catalogsource-ignored-fields", sf, _at(b, "updateStrategy"),
                       f"{block}.updateStrategy is ignored: a configmap source follows its ConfigMap and is never polled. Remove it.")
     for k in ("image", "address", "configMap", "grpcPodConfig", "updateStrategy"):
         if k in spec:
-            yield finding("catalogsource-ignored-fields", sf, _at(spec, k),
+            yield said("catalogsource-ignored-fields", sf, _at(spec, k),
                           f"spec.{k} next to spec.{block}: the source is configured by {block}; remove the top-level {k}.")
 
 
@@ -421,4 +424,4 @@ def _ignored(sf, spec, key, message):
     v = spec.get(key)
     if k is not None and isinstance(v, Scalar) and k.line == v.line:
         fix = Fix(k.line, "", f"remove the ignored {key}")
-    return finding("catalogsource-ignored-fields", sf, k if k is not None else spec, message, fix=fix)
+    return said("catalogsource-ignored-fields", sf, k if k is not None else spec, message, fix=fix)

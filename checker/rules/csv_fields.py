@@ -32,15 +32,17 @@ def _bundle_annotation(key: str) -> bool:
 
 
 def _judge(level: str, key: str, present: set) -> tuple:
-    """(message, replacement key or None) for an unknown ``key`` at ``level``."""
+    """(message, detail, replacement key or None) for an unknown ``key`` at ``level``."""
     fields = _fields()
     here = f"'{key}' is not a field of {WHERE[level]}"
+    dropped = DROPPED[0].upper() + DROPPED[1:]
     lower = {f.lower(): f for f in fields[level]}
     same = lower.get(key.lower())
     if same is not None:
-        return (f"{here}: the field is '{same}'. Field names are case-sensitive for the API server, which drops this key without "
-                f"an error when the CSV is applied, and for the catalog CI's checks and other tools, which then see no '{same}' "
-                f"(OLM's own Go decoder happens to match names regardless of case). Rename the key to '{same}'.",
+        return (f"{here}: the field is '{same}'",
+                "Field names are case-sensitive for the API server, which drops this key without an error when the CSV "
+                f"is applied, and for the catalog CI's checks and other tools, which then see no '{same}' (OLM's own Go "
+                f"decoder happens to match names regardless of case). Rename the key to '{same}'.",
                 same if same not in present else None)
     for other in ("spec", "metadata", "top"):
         if other == level:
@@ -48,29 +50,31 @@ def _judge(level: str, key: str, present: set) -> tuple:
         hit = {f.lower(): f for f in fields[other]}.get(key.lower())
         if hit is not None and hit not in ("labels", "annotations", "description"):
             where = "at the CSV's top level" if other == "top" else f"under {other}:"
-            return (f"{here}: '{hit}' belongs {where} ({PATH[other]}{hit}); {DROPPED}. Move it there.", None)
+            return (f"{here}: '{hit}' belongs {where} ({PATH[other]}{hit})", f"{dropped}. Move it there.", None)
     if key.lower() in ("maxkubeversion", "maxopenshiftversion", "olm.maxopenshiftversion"):
-        return (f"{here}: OLM has no upper Kubernetes bound in the CSV spec; {DROPPED}. To stop cluster upgrades past an "
-                "OpenShift release, declare the olm.maxOpenShiftVersion property (metadata/properties.yaml); to limit the "
-                "catalogs, set com.redhat.openshift.versions in metadata/annotations.yaml.", None)
+        return (f"{here}: OLM has no upper Kubernetes bound in the CSV spec",
+                f"{dropped}. To stop cluster upgrades past an OpenShift release, declare the olm.maxOpenShiftVersion "
+                "property (metadata/properties.yaml); to limit the catalogs, set com.redhat.openshift.versions in "
+                "metadata/annotations.yaml.", None)
     if _bundle_annotation(key):
-        return (f"{here}: '{key}' is a bundle annotation, read from metadata/annotations.yaml (and the bundle image's labels), "
-                f"never from the CSV, and {DROPPED}. Set it in metadata/annotations.yaml.", None)
+        return (f"{here}: it is a bundle annotation (metadata/annotations.yaml)",
+                "Bundle annotations are read from metadata/annotations.yaml (and the bundle image's labels), never from "
+                f"the CSV, and {DROPPED}. Set it in metadata/annotations.yaml.", None)
     if level == "spec" and key in ("skipRange", "olm.skipRange"):
-        return (f"{here}: a skip range is the CSV annotation 'olm.skipRange' under metadata.annotations. Here the value is "
-                "dropped without an error, so OLM offers no upgrade from the versions in the range. Move it to "
-                "metadata.annotations as olm.skipRange.", None)
+        return (f"{here}: write it as the annotation olm.skipRange",
+                "Here the value is dropped without an error, so OLM offers no upgrade from the versions in the range. "
+                "Move it to metadata.annotations as olm.skipRange.", None)
     if _annotation_like(key) or (level == "metadata" and key in data()["csv_fields"]["annotations"]):
-        return (f"{here}: it looks like an annotation, which goes under metadata.annotations. Here the value is dropped without "
-                "an error (the API server and OLM keep only the CSV type's fields), so the console and OLM never see it. Move it "
-                "under metadata.annotations.", None)
+        return (f"{here}: it is an annotation (metadata.annotations)",
+                "Here the value is dropped without an error (the API server and OLM keep only the CSV type's fields), "
+                "so the console and OLM never see it. Move it under metadata.annotations.", None)
     close = difflib.get_close_matches(key, fields[level], n=1, cutoff=0.8)
     if close:
         ratio = difflib.SequenceMatcher(None, key, close[0]).ratio()
-        return (f"{here}; did you mean '{close[0]}'? {DROPPED[0].upper()}{DROPPED[1:]}. Rename the key to '{close[0]}'.",
+        return (f"{here}; did you mean '{close[0]}'?", f"{dropped}. Rename the key to '{close[0]}'.",
                 close[0] if ratio >= 0.88 and close[0] not in present else None)
     known = ", ".join(fields[level])
-    return (f"{here}; {DROPPED}. Remove it, or use one of the fields: {known}.", None)
+    return (here, f"{dropped}. Remove it, or use one of the fields: {known}.", None)
 
 
 @rule(RID, "warning", "A key in the CSV's spec or metadata (or top level) that the ClusterServiceVersion type does not have",
@@ -123,6 +127,6 @@ def csv_unknown_field(bundle: Bundle, ctx):
             if not isinstance(k, Scalar) or k.value in known:
                 continue
             key = k.value if isinstance(k.value, str) else (k.raw or str(k.value))
-            msg, new = _judge(level, key, present)
+            msg, why, new = _judge(level, key, present)
             fix = fix_key(sf, k, new, f"rename to {new}") if new and isinstance(k.value, str) else None
-            yield finding(RID, sf, k, msg, fix=fix)
+            yield finding(RID, sf, k, msg, fix=fix, detail=why)

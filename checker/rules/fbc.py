@@ -14,7 +14,7 @@ from ..blangsemver import SemverError, parse as parse_semver, parse_range
 from ..catalogs import checked_operators
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import vkey
-from . import check, define, finding, refusal
+from . import check, define, finding, refusal, said
 
 CATEGORY = "catalog"
 
@@ -117,10 +117,11 @@ def fbc_ocp_mismatch(repo, ctx):
         canon = _canonical_for(listed, ctx)
         pos = f.label_pos or f.annotations_pos
         yield finding("fbc-ocp-mismatch", pos.path if pos else f.rel, None,
-                      f"{f.csv_name} is labelled com.redhat.openshift.versions '{label}' (releases {_span(label_rel & set(r.ocp for r in ctx.ocp.releases))}) "
-                      f"but the catalogs of this FBC operator list it in {_span(listed)}: {'; '.join(parts)}. For an FBC operator the catalogs "
-                      f"decide where a bundle is published (olm-check uses {_span(listed)} for its version checks), so the label misleads "
-                      f"readers and tools. Make the label match the catalogs{canon}, or change the catalogs (ci.yaml catalog_mapping).",
+                      f"the label '{label}' disagrees with the catalogs: they list it in {_span(listed)}",
+                      detail=f"The label means releases {_span(label_rel & set(r.ocp for r in ctx.ocp.releases))}: "
+                      f"{'; '.join(parts)}. For an FBC operator the catalogs decide where a bundle is published (olm-check "
+                      f"uses {_span(listed)} for its version checks), so the label misleads readers and tools. Make the "
+                      f"label match the catalogs{canon}, or change the catalogs (ci.yaml catalog_mapping).",
                       ocp=sorted(set(extra) | set(missing), key=vkey),
                       line=pos.line if pos else 1, column=pos.column if pos else 1)
 
@@ -239,9 +240,10 @@ def _kind(n) -> str:
 
 
 def _fnd(cat, blob, node, message, severity=None):
+    """An fbc-schema finding; ``message`` is "what; why. Fix." (``split_message``)."""
     if isinstance(node, (Mapping, Sequence, Scalar)):
-        return finding("fbc-schema", cat.rel, None, message, severity=severity, ocp=[cat.ocp], line=node.line, column=node.col)
-    return finding("fbc-schema", cat.rel, None, message, severity=severity, ocp=[cat.ocp], line=blob.pos.line, column=blob.pos.column)
+        return said("fbc-schema", cat.rel, None, message, severity=severity, ocp=[cat.ocp], line=node.line, column=node.col)
+    return said("fbc-schema", cat.rel, None, message, severity=severity, ocp=[cat.ocp], line=blob.pos.line, column=blob.pos.column)
 
 
 @check("repo")
@@ -257,7 +259,8 @@ def fbc_schema(repo, ctx):
             if cat.missing:
                 continue
             for p in cat.problems:
-                yield finding(p.rule, cat.rel, None, p.message, line=p.line, column=p.column, severity=p.severity)
+                yield finding(p.rule, cat.rel, None, p.message, line=p.line, column=p.column, severity=p.severity,
+                              detail=p.detail)
             if cat.readable:
                 yield from _validate_catalog(cat)
 
@@ -373,7 +376,7 @@ def _validate_catalog(cat):
                     else:
                         versions[(pkg, v.key())] = nm
                 except SemverError as e:
-                    yield _fnd(cat, w.b, vnode, f"the version '{ver}' of bundle '{nm}' is not a strict semantic version ({e}); opm refuses it. Write major.minor.patch, e.g. 1.2.0.")
+                    yield _fnd(cat, w.b, vnode, f"the version '{ver}' of bundle '{nm}' is not a strict semantic version; opm refuses it ({e}). Write major.minor.patch, e.g. 1.2.0.")
         img = w.node("image")
         if img is None or _val(img) in (None, ""):
             if not inline:
@@ -493,8 +496,9 @@ def _validate_channel(cat, w, pkg, cname, bundles, in_channel):
     if len(heads) > 1:
         chains = "; ".join(" -> ".join(reversed(_chain(h, replaces, nodes))) for h in heads[:4])
         yield _fnd(cat, w.b, _get(nodes[heads[1]], "name") or entries_node,
-                   f"channel '{cname}' has {len(heads)} heads ({', '.join(heads)}): nothing replaces or skips them, and opm requires exactly one. "
-                   f"Graph: {chains}. Make the newest entry replace (or skip) the others.")
+                   f"channel '{cname}' has {len(heads)} heads, {', '.join(heads[:3])}{', …' if len(heads) > 3 else ''}; nothing "
+                   f"replaces or skips them, and opm requires exactly one (graph: {chains}). Make the newest entry replace "
+                   "(or skip) the others.")
         return
     head = heads[0]
     chain, seen, cur = [], set(), head

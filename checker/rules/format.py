@@ -115,7 +115,8 @@ def file_problems(files, bundle_rel=None):
     for sf in files:
         for p in sf.problems:
             if p.rule in ("yaml-syntax", "yaml-duplicate-key", "yaml-limits", "bundle-layout"):
-                yield finding(p.rule, sf, None, p.message, line=p.line, column=p.column, severity=p.severity)
+                yield finding(p.rule, sf, None, p.message, line=p.line, column=p.column, severity=p.severity,
+                              detail=p.detail)
 
 
 @check("bundle")
@@ -123,7 +124,7 @@ def yaml_problems(bundle: Bundle, ctx):
     yield from file_problems(bundle.files)
     if bundle.dockerfile is not None:
         for p in bundle.dockerfile.problems:
-            yield finding(p.rule, bundle.dockerfile.file, None, p.message, line=p.line, column=p.column)
+            yield finding(p.rule, bundle.dockerfile.file, None, p.message, line=p.line, column=p.column, detail=p.detail)
 
 
 @check("repo")
@@ -173,29 +174,43 @@ def bundle_layout(bundle: Bundle, ctx):
     has_manifests = os.path.isdir(os.path.join(bundle.path, "manifests"))
     has_metadata = os.path.isdir(os.path.join(bundle.path, "metadata"))
     if not has_manifests:
-        yield finding("bundle-layout", d, None, f"the bundle directory {d} has no manifests/ directory, so there is nothing for OLM to install. Add manifests/ with the ClusterServiceVersion and the CRDs, or remove this directory.")
+        yield finding("bundle-layout", d, None, "the bundle directory has no manifests/ directory",
+                      detail="There is nothing for OLM to install, and `opm alpha bundle validate` stops at \"Unable to "
+                      "locate manifests directory\". Add manifests/ with the ClusterServiceVersion and the CRDs, or remove "
+                      "this directory.")
     elif not bundle.manifest_files and "manifests" not in refused:
-        yield finding("bundle-layout", bundle.sub("manifests"), None, "manifests/ is empty: there is nothing for OLM to install. Add the ClusterServiceVersion and the CRDs.")
+        yield finding("bundle-layout", bundle.sub("manifests"), None, "manifests/ is empty",
+                      detail="There is nothing for OLM to install, and opm refuses a bundle without objects. Add the "
+                      "ClusterServiceVersion and the CRDs.")
     if not has_metadata:
-        yield finding("bundle-layout", d, None, f"the bundle directory {d} has no metadata/ directory; opm needs metadata/annotations.yaml to know the package, channels and format. Add it (operator-sdk generate bundle writes it).")
+        yield finding("bundle-layout", d, None, "the bundle directory has no metadata/ directory",
+                      detail="opm needs metadata/annotations.yaml to know the package, channels and format (\"Could not "
+                      "find annotations file\"). Add it (`operator-sdk generate bundle` writes it).")
     elif bundle.annotations_file is None and "metadata" not in refused and not bundle.extra.get("annotations_dir"):
-        yield finding("bundle-layout", bundle.sub("metadata"), None, "metadata/ has no annotations.yaml; opm needs it to know the package, channels and format. Add metadata/annotations.yaml with the operators.operatorframework.io.bundle.* annotations.")
-    for where, msg in bundle.layout_problems:
-        yield finding("bundle-layout", where, None, msg)
+        yield finding("bundle-layout", bundle.sub("metadata"), None, "metadata/ has no annotations.yaml",
+                      detail="opm needs it to know the package, channels and format (\"Could not find annotations "
+                      "file\"). Add metadata/annotations.yaml with the operators.operatorframework.io.bundle.* annotations.")
+    for where, msg, why in bundle.layout_problems:
+        yield finding("bundle-layout", where, None, msg, detail=why)
     af = bundle.annotations_file
     if af is not None and af.readable:
         doc = af.documents[0] if af.documents else None
         if not isinstance(doc, Mapping) or not isinstance(doc.get("annotations"), Mapping):
             node = doc if doc is not None else None
-            yield finding("bundle-layout", af, node, "annotations.yaml must hold a mapping under the top-level key 'annotations:'; opm finds no bundle annotations here. Put every operators.operatorframework.io.bundle.* key under 'annotations:'.")
+            yield finding("bundle-layout", af, node, "annotations.yaml has no mapping under the top-level key 'annotations:'",
+                          detail="opm finds no bundle annotations here. Put every operators.operatorframework.io.bundle.* "
+                          "key under 'annotations:'.")
             return
         ann = bundle.annotations
         mt = ann.get(MEDIATYPE_KEY)
         if mt is None:
-            yield finding("bundle-layout", af, ann, f"the mediatype annotation {MEDIATYPE_KEY} is missing, so opm does not know the bundle format. Add '{MEDIATYPE_KEY}: registry+v1'.")
+            yield finding("bundle-layout", af, ann, f"the mediatype annotation {MEDIATYPE_KEY} is missing",
+                          detail=f"opm does not know the bundle format without it. Add '{MEDIATYPE_KEY}: registry+v1'.")
         elif not isinstance(mt, Scalar) or mt.value not in KNOWN_MEDIATYPES:
             shown = mt.raw if isinstance(mt, Scalar) else mt.type_name()
-            yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(KNOWN_MEDIATYPES[:3])}). Write 'registry+v1' for a bundle with a ClusterServiceVersion.")
+            yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(KNOWN_MEDIATYPES[:3])})",
+                          detail="opm refuses a bundle of another format. Write 'registry+v1' for a bundle with a "
+                          "ClusterServiceVersion.")
 
 _OPM_ANNOTATIONS = "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/validate.go"
 _OPM_DEFAULT = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/registry/populator.go"
@@ -260,10 +275,12 @@ def bundle_annotations(bundle: Bundle, ctx):
         for key, what in ((MANIFESTS_KEY, "the manifests directory, 'manifests/'"), (CHANNELS_KEY, "the channels the bundle is in")):
             v = ann.get(key)
             if v is None:
-                yield finding("bundle-annotations", af, ann, f"the required annotation {key} ({what}) is missing; opm's bundle validation "
-                              f"fails a bundle without it (\"Missing annotation\"), whatever its mediatype. Add it.")
+                yield finding("bundle-annotations", af, ann, f"the required annotation {key} is missing",
+                              detail=f"It names {what}; opm's bundle validation fails a bundle without it (\"Missing "
+                              "annotation\"), whatever its mediatype. Add it.")
             elif not isinstance(v, Scalar) or not isinstance(v.value, str) or not v.value.strip():
-                yield finding("bundle-annotations", af, v, f"{key} must be a non-empty string ({what}).")
+                yield finding("bundle-annotations", af, v, f"{key} is not a non-empty string",
+                              detail=f"It names {what}; opm's bundle validation refuses anything else. Write it as a string.")
         return
     if bundle.mediatype not in (REGISTRY_V1, None):
         return  # an unknown mediatype: bundle-layout says so
@@ -277,43 +294,45 @@ def bundle_annotations(bundle: Bundle, ctx):
     for key, what in required:
         v = ann.get(key)
         if v is None:
-            yield finding("bundle-annotations", af, ann, f"the required annotation {key} ({what}) is missing; opm cannot place the bundle. Add it.",
-                          severity="error")
+            yield finding("bundle-annotations", af, ann, f"the required annotation {key} is missing", severity="error",
+                          detail=f"It names {what}; opm cannot place the bundle without it (\"Missing annotation\"). Add it.")
         elif not isinstance(v, Scalar) or not isinstance(v.value, str) or not v.value.strip():
-            yield finding("bundle-annotations", af, v, f"{key} must be a non-empty string ({what}).", severity="error")
+            yield finding("bundle-annotations", af, v, f"{key} is not a non-empty string", severity="error",
+                          detail=f"It names {what}; opm's bundle validation refuses anything else. Write it as a string.")
     channels = []
     ch = ann.get(CHANNELS_KEY)
     if isinstance(ch, Scalar) and isinstance(ch.value, str):
         channels = [c.strip() for c in ch.value.split(",")]
         if any(c == "" for c in channels):
-            yield finding("bundle-annotations", af, ch, f"the channel list '{ch.value}' has an empty entry; write the channel names separated by commas without gaps.",
-                          severity="error")
+            yield finding("bundle-annotations", af, ch, f"the channel list '{ch.value}' has an empty entry", severity="error",
+                          detail="opm refuses an empty channel name. Write the channel names separated by commas without gaps.")
         channels = [c for c in channels if c]
     dflt = ann.get(DEFAULT_KEY)
     if isinstance(dflt, Scalar):
         value = dflt.value.strip() if isinstance(dflt.value, str) else None
         if not value:
             # opm's annotation validation: the key may be left out, but not left empty
-            yield finding("bundle-annotations", af, dflt,
-                          f"the default channel annotation {DEFAULT_KEY} is empty; opm refuses an empty default channel. Set it to one of "
-                          f"the package's channels{' (' + ', '.join(channels) + ')' if channels else ''}, or remove the key.",
-                          severity="error")
+            yield finding("bundle-annotations", af, dflt, "the default channel annotation is empty", severity="error",
+                          detail=f"opm refuses an empty default channel ({DEFAULT_KEY}). Set it to one of the package's "
+                          f"channels{' (' + ', '.join(channels) + ')' if channels else ''}, or remove the key.")
         elif channels and value not in channels and not in_catalog:
             # a bundle on its own: the package may have this channel from earlier bundles
             yield finding("bundle-annotations", af, dflt,
-                          f"the default channel '{value}' is not one of this bundle's channels ({', '.join(channels)}). The package's "
-                          f"default channel comes from its highest-version bundle and must be a channel some bundle of the package is in: "
-                          f"unless earlier bundles of the package are in '{value}', opm refuses the package. Set it to one of "
-                          f"{', '.join(channels)}, or add '{value}' to {CHANNELS_KEY}.",
-                          severity="warning")
+                          f"the default channel '{value}' is not one of this bundle's channels ({', '.join(channels)})",
+                          severity="warning",
+                          detail="The package's default channel comes from its highest-version bundle and must be a "
+                          f"channel some bundle of the package is in: unless earlier bundles of the package are in "
+                          f"'{value}', opm refuses the package. Set it to one of {', '.join(channels)}, or add '{value}' "
+                          "to the channels annotation.")
     for key, value in ((MANIFESTS_KEY, "manifests/"), (METADATA_KEY, "metadata/")):
         v = ann.get(key)
         if isinstance(v, Scalar) and isinstance(v.value, str) and v.value.strip() and v.value.strip().rstrip("/") != value.rstrip("/"):
             why = ("the catalog pipeline builds the bundle image with COPY from the directory this annotation names, so the image "
                    "would miss its content" if in_catalog else "opm reads the bundle from this directory whatever the annotation says, "
                    "so the annotation misleads")
-            yield finding("bundle-annotations", af, v, f"{key} is '{v.value}', but bundles keep this content in '{value}'; {why}. Write '{value}'.",
-                          severity="error" if in_catalog else "warning")
+            yield finding("bundle-annotations", af, v, f"{key} is '{v.value}', not '{value}'",
+                          severity="error" if in_catalog else "warning",
+                          detail=f"Bundles keep this content in '{value}'; {why}. Write '{value}'.")
     df = bundle.dockerfile
     if df is not None and not in_catalog:
         for key, _w in required + [(DEFAULT_KEY, ""), (MEDIATYPE_KEY, "")]:
@@ -321,9 +340,10 @@ def bundle_annotations(bundle: Bundle, ctx):
             lab = df.labels.get(key)
             if isinstance(a, Scalar) and lab is not None and str(a.value) != lab.value:
                 yield finding("bundle-annotations", df.file, None,
-                              f"the LABEL {key}={lab.value} differs from metadata/annotations.yaml ('{a.value}'); opm reads annotations.yaml, "
-                              f"so the image's labels mislead whoever inspects them. Make them the same.",
-                              severity="warning", line=lab.line, column=lab.column)
+                              f"the LABEL {key.rsplit('.', 2)[-2]}={lab.value} differs from annotations.yaml ('{a.value}')",
+                              severity="warning", line=lab.line, column=lab.column,
+                              detail=f"opm reads annotations.yaml ({key}), so the image's labels mislead whoever inspects "
+                              "them. Make them the same.")
 
 
 # Kinds OLM's InstallPlan decodes by kind alone into their typed objects (Secret, ConfigMap,
@@ -386,7 +406,8 @@ def manifest_invalid(bundle: Bundle, ctx):
         root = m.root
         sf = m.file
         if not isinstance(root, Mapping):
-            yield finding("manifest-invalid", sf, root, f"this document is {root.type_name()}, not a Kubernetes object (a mapping with apiVersion, kind and metadata). Remove it or write the object.")
+            yield finding("manifest-invalid", sf, root, f"this document is {root.type_name()}, not a Kubernetes object",
+                          detail="opm and OLM expect a mapping with apiVersion, kind and metadata. Remove it or write the object.")
             continue
         kind = root.get("kind")
         by_kind = isinstance(kind, Scalar) and kind.value in BY_KIND
@@ -399,49 +420,60 @@ def manifest_invalid(bundle: Bundle, ctx):
                 slip = next((k for k, _ in root.items() if isinstance(k, Scalar) and isinstance(k.value, str)
                              and k.value != key and k.value.lower() == key.lower()), None)
                 if slip is not None:
-                    yield finding("manifest-invalid", sf, slip, f"the object has no {key}: it is spelled '{slip.value}', and "
-                                  f"Kubernetes' keys are case-sensitive; {why}. Write '{key}'.", severity=sev)
+                    yield finding("manifest-invalid", sf, slip, f"the object has no {key}: it is spelled '{slip.value}'",
+                                  severity=sev, detail=f"Kubernetes' keys are case-sensitive; {why}. Write '{key}'.")
                     continue
-                yield finding("manifest-invalid", sf, root, f"the object has no {key}; {why}. Add {key}.", severity=sev)
+                yield finding("manifest-invalid", sf, root, f"the object has no {key}", severity=sev,
+                              detail=f"Without {key}, {why}. Add {key}.")
             elif not (isinstance(v, Scalar) and isinstance(v.value, str) and v.value):
-                yield finding("manifest-invalid", sf, v, f"{key} must be a non-empty string, not {v.type_name()}.", severity=sev)
+                yield finding("manifest-invalid", sf, v, f"{key} is {v.type_name()}, not a non-empty string", severity=sev,
+                              detail=f"Without a string {key}, {why}. Write it as a string.")
             elif key == "apiVersion":
                 bad = _bad_api_version(v.value)
                 if bad is not None:
                     shown = v.value.encode("unicode_escape").decode("ascii")[:60]
                     consequence = (f"OLM installs a {kind.value} by its kind and ignores it, but no other tool accepts it" if sev else
                                    "OLM finds no such API in the cluster, so the InstallPlan fails, and the API server refuses it")
-                    yield finding("manifest-invalid", sf, v,
-                                  f"apiVersion '{shown}' {bad}: it is not a group/version such as 'v1' or 'apps/v1'; {consequence}. "
-                                  "Write the object's real apiVersion.", severity=sev)
+                    yield finding("manifest-invalid", sf, v, f"apiVersion '{shown}' {bad}", severity=sev,
+                                  detail=f"It is not a group/version such as 'v1' or 'apps/v1'; {consequence}. Write the "
+                                  "object's real apiVersion.")
         md = root.get("metadata")
         if md is None:
-            yield finding("manifest-invalid", sf, root, "the object has no metadata; add metadata with a name.")
+            yield finding("manifest-invalid", sf, root, "the object has no metadata",
+                          detail="opm validates every object's metadata, and OLM cannot create an object without a name. "
+                          "Add metadata with a name.")
         elif not isinstance(md, Mapping):
-            yield finding("manifest-invalid", sf, md, f"metadata must be a mapping (with name, labels, annotations), not {md.type_name()}.")
+            yield finding("manifest-invalid", sf, md, f"metadata is {md.type_name()}, not a mapping",
+                          detail="The API server refuses the object. Write metadata as a mapping with name, labels and annotations.")
         else:
             n = md.get("name")
             if n is None:
                 if md.get("generateName") is None:
-                    yield finding("manifest-invalid", sf, md, "metadata has no name; OLM cannot create an object without one. Add metadata.name.")
+                    yield finding("manifest-invalid", sf, md, "metadata has no name",
+                                  detail="OLM cannot create an object without one. Add metadata.name.")
             elif not (isinstance(n, Scalar) and isinstance(n.value, str) and n.value):
-                yield finding("manifest-invalid", sf, n, f"metadata.name must be a non-empty string, not {n.type_name()}.")
+                yield finding("manifest-invalid", sf, n, f"metadata.name is {n.type_name()}, not a non-empty string",
+                              detail="The API server refuses the object. Write the name as a string.")
             for key in ("labels", "annotations"):
                 v = md.get(key)
                 if v is not None and not isinstance(v, Mapping) and not (isinstance(v, Scalar) and v.value is None):
-                    yield finding("manifest-invalid", sf, v, f"metadata.{key} must be a mapping of strings, not {v.type_name()}.")
+                    yield finding("manifest-invalid", sf, v, f"metadata.{key} is {v.type_name()}, not a mapping of strings",
+                                  detail="The API server refuses the object. Write a mapping of string keys to string values.")
                 elif isinstance(v, Mapping):
                     for k, val in v.items():
                         if not isinstance(val, Scalar):
                             yield finding("manifest-invalid", sf, val,
-                                          f"the value of {key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()}; Kubernetes "
-                                          f"requires a string here and rejects the object. Write it as a quoted string (JSON text for structured values).")
+                                          f"{key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()}, not a string",
+                                          detail="Kubernetes requires a string here and rejects the object. Write it as a "
+                                          "quoted string (JSON text for structured values).")
                         elif val.value is not None and not isinstance(val.value, str):
                             yield finding("manifest-invalid", sf, val,
-                                          f"the value of {key[:-1]} '{k.value}' is {val.type_name()} ({val.raw}); Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
+                                          f"{key[:-1]} '{k.value}' is {val.type_name()} ({val.raw}), not a string",
+                                          detail=f"Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
         spec = root.get("spec")
         if spec is not None and not isinstance(spec, Mapping) and not (isinstance(spec, Scalar) and spec.value is None):
-            yield finding("manifest-invalid", sf, spec, f"spec must be a mapping, not {spec.type_name()}; the API server rejects the object.")
+            yield finding("manifest-invalid", sf, spec, f"spec is {spec.type_name()}, not a mapping",
+                          detail="The API server rejects the object. Write spec as a mapping.")
 
 
 @rule("csv-missing", "error", "The bundle has no ClusterServiceVersion, or more than one", refused_by=[
@@ -467,10 +499,13 @@ def csv_missing(bundle: Bundle, ctx):
     if not csvs:
         if not bundle.readable:
             return  # a file failed to parse: yaml-syntax/yaml-limits already says why
-        yield finding("csv-missing", bundle.sub("manifests"), None,
-                      "manifests/ has no ClusterServiceVersion (kind: ClusterServiceVersion); OLM has nothing to install. Add the CSV for this version.")
+        yield finding("csv-missing", bundle.sub("manifests"), None, "manifests/ has no ClusterServiceVersion",
+                      detail="OLM has nothing to install, and opm refuses the bundle (\"no csv in bundle\"). Add the CSV "
+                      "(kind: ClusterServiceVersion) for this version.")
     elif len(csvs) > 1:
         names = ", ".join(f"{c.name} ({c.file.rel})" for c in csvs)
         for c in csvs[1:]:
-            yield finding("csv-missing", c.file, c.root,
-                          f"the bundle holds {len(csvs)} ClusterServiceVersions ({names}); a bundle is one version of one operator. Move each other CSV to its own version directory.")
+            yield finding("csv-missing", c.file, c.root, f"the bundle holds {len(csvs)} ClusterServiceVersions; this one, {c.name}, is extra",
+                          detail=f"A bundle is one version of one operator: opm keeps only the first, and operator-sdk's "
+                          f"validation fails (\"contains multiple CSVs\"). The CSVs: {names}. Move each other CSV to its "
+                          "own version directory.")

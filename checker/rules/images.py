@@ -169,17 +169,19 @@ def related_image_invalid(bundle: Bundle, ctx):
         return  # `relatedImages:` with nothing: no images listed
     if not isinstance(ri, Sequence):
         yield finding("related-image-invalid", sf, ri,
-                      f"spec.relatedImages must be a list of {{name, image}} entries, not {ri.type_name()}; mirroring tools "
-                      "cannot read it. Write one '- name: ..., image: ...' entry per image.")
+                      f"spec.relatedImages is {ri.type_name()}, not a list of {{name, image}} entries",
+                      detail="Mirroring tools cannot read it, and the API server refuses the CSV. Write one "
+                      "'- name: ..., image: ...' entry per image.")
         return
     for i, entry in enumerate(ri):
         if not isinstance(entry, Mapping):
             yield finding("related-image-invalid", sf, entry,
-                          f"relatedImages entry {i + 1} is {entry.type_name()}, not a mapping with 'name' and 'image'. "
-                          "Write it as '- name: <name>' with 'image: <pull spec>'.")
+                          f"relatedImages entry {i + 1} is {entry.type_name()}, not a mapping with 'name' and 'image'",
+                          detail="Mirroring tools cannot read it, and the API server refuses the CSV. Write it as "
+                          "'- name: <name>' with 'image: <pull spec>'.")
             continue
         img = entry.get("image")
-        label = f"relatedImages entry {i + 1}" + (f" ('{entry.str('name')}')" if entry.str("name") else "")
+        label = f"relatedImages '{entry.str('name')}'" if entry.str("name") else f"relatedImages entry {i + 1}"
         if img is None:
             misnamed = [(k, v) for k, v in entry.items() if isinstance(k, Scalar) and k.value not in ("name", "image")
                         and isinstance(v, Scalar) and isinstance(v.value, str) and "/" in v.value
@@ -192,18 +194,21 @@ def related_image_invalid(bundle: Bundle, ctx):
                 if line[k.col - 1:k.col - 1 + len(key)] == key:
                     fix = Fix(k.line, line[:k.col - 1] + "image" + line[k.col - 1 + len(key):], "name the field 'image'")
                 yield finding("related-image-invalid", sf, k,
-                              f"{label} gives its image under '{key}:', but the field is 'image:'; mirroring tools and "
-                              "operator-sdk's bundle validation see an entry without an image. Rename the key to 'image'.",
-                              fix=fix)
+                              f"{label} gives its image under '{key}:', but the field is 'image:'", fix=fix,
+                              detail="Mirroring tools and operator-sdk's bundle validation see an entry without an image. "
+                              "Rename the key to 'image'.")
                 continue
         if img is None or (isinstance(img, Scalar) and img.value in (None, "")):
             yield finding("related-image-invalid", sf, img if img is not None else entry,
-                          f"{label} has no image; mirroring tools and operator-sdk's bundle validation need the pull spec. "
-                          "Set 'image:' to the image reference (registry/path@sha256:...), or remove the entry.")
+                          f"{label} has no image",
+                          detail="Mirroring tools and operator-sdk's bundle validation need the pull spec. Set 'image:' "
+                          "to the image reference (registry/path@sha256:...), or remove the entry.")
             continue
         if not (isinstance(img, Scalar) and isinstance(img.value, str)):
             yield finding("related-image-invalid", sf, img,
-                          f"the image of {label} must be a string (an image reference), not {img.type_name()}.")
+                          f"the image of {label} is {img.type_name()}, not a string",
+                          detail="The API server refuses the CSV, and mirroring tools cannot read it. Write the image "
+                          "reference as a string.")
             continue
         problem = image_reference_problem(img.value)
         if problem is None:
@@ -211,7 +216,16 @@ def related_image_invalid(bundle: Bundle, ctx):
         fixed = _repaired(img.value)
         fix = scalar_fix(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
         yield finding("related-image-invalid", sf, img,
-                      f"the image '{img.value.strip()}' of {label} is not a valid image reference: {problem}. Mirroring tools "
-                      "cannot pull it and operator-sdk's bundle validation (run by catalog CI) rejects it. "
-                      + (f"Write '{fixed}'." if fixed else "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."),
-                      fix=fix)
+                      f"invalid image reference: {_brief(problem)}", fix=fix,
+                      detail=f"The image '{_short(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot pull it and operator-sdk's "
+                      "bundle validation (run by catalog CI) rejects it. " + (f"Write '{fixed}'." if fixed else
+                                        "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."))
+
+
+def _brief(problem: str) -> str:
+    """The reason without its parenthesised explanation (kept for the detail)."""
+    return problem.split(" (", 1)[0].split("; ", 1)[0]
+
+
+def _short(s: str, n: int = 60) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"

@@ -161,8 +161,9 @@ def manifest_kinds(bundle: Bundle, ctx):
                 why = ("Red Hat's community and certified catalog pipelines (static check check_network_policy_presence) "
                        "reject bundles with a NetworkPolicy, and OLM before v0.32 cannot install one")
             yield finding("network-policy", m.file, knode,
-                          f"the bundle ships the NetworkPolicy '{m.name or '?'}': {why}. Remove it and let the operator "
-                          "create the policies it needs at run time.")
+                          f"the bundle ships NetworkPolicy '{m.name or '?'}'",
+                          detail=f"{why[0].upper() + why[1:]}. Remove it and let the operator create the policies it "
+                          "needs at run time.")
         if kind in table.always:
             continue
         if releases is None:
@@ -170,10 +171,10 @@ def manifest_kinds(bundle: Bundle, ctx):
         if kind in table.refused:
             alt = f" ({table.alternatives[kind]})" if kind in table.alternatives else ""
             yield finding("unsupported-manifest-kind", m.file, knode,
-                          f"OLM does not install objects of kind {kind} from a bundle: {table.refused[kind]}, so the "
-                          f"InstallPlan fails with \"unsupported resource\" and the operator does not install. Remove "
-                          f"the {kind} '{m.name or '?'}' from manifests/ and let the operator create it at run time{alt}.",
-                          ocp=releases)
+                          f"OLM does not install a {kind} from a bundle", ocp=releases,
+                          detail=f"{table.refused[kind]}, so the InstallPlan fails "
+                          f"with \"unsupported resource\" and the operator does not install. Remove the {kind} "
+                          f"'{m.name or '?'}' from manifests/ and let the operator create it at run time{alt}.")
             continue
         since = table.since.get(kind)
         if since is not None:
@@ -186,20 +187,20 @@ def manifest_kinds(bundle: Bundle, ctx):
             first = f"{since[0]}.{since[1]}"
             if refused:
                 yield finding("unsupported-manifest-kind", m.file, knode,
-                              f"OLM installs objects of kind {kind} from a bundle only from OpenShift {first}"
-                              + (f" (and late z-streams of {_ranges(list(zs))})" if zs else "")
-                              + f"; on OpenShift {_ranges([r.ocp for r in refused])}, where this bundle can be installed, "
-                              "the InstallPlan fails with \"unsupported resource\". Narrow com.redhat.openshift.versions to "
-                              f"releases that support {kind}, or remove it from manifests/ and let the operator create it.",
-                              ocp=refused)
+                              f"OLM installs a {kind} from a bundle only from OpenShift {first}", ocp=refused,
+                              detail=(f"Late z-streams of {_ranges(list(zs))} install it too. " if zs else "")
+                              + "The InstallPlan fails with \"unsupported resource\" on OpenShift "
+                              f"{_ranges([r.ocp for r in refused])}, where this bundle can be installed. Narrow "
+                              f"com.redhat.openshift.versions to releases that support {kind}, or remove it from manifests/ "
+                              "and let the operator create it.")
             if patched:
                 first_z = ", ".join(zs[r.ocp] for r in patched)
                 yield finding("unsupported-manifest-kind", m.file, knode,
-                              f"OLM installs objects of kind {kind} on OpenShift {_ranges([r.ocp for r in patched])} only from "
-                              f"the z-streams {first_z}; clusters on an older patch release fail the InstallPlan with "
-                              f"\"unsupported resource\". Narrow com.redhat.openshift.versions to v{first} and later, or "
-                              "make sure users run those patch releases.",
-                              severity="warning", ocp=patched)
+                              f"OLM installs a {kind} on these releases only from late z-streams", severity="warning", ocp=patched,
+                              detail=f"The first z-streams that do: {first_z}. Clusters on an older patch release fail "
+                              "the InstallPlan with \"unsupported "
+                              f"resource\". Narrow com.redhat.openshift.versions to v{first} and later, or make sure users "
+                              "run those patch releases.")
             continue
         known = table.known()
         hint = _suggest(kind, known)
@@ -210,6 +211,7 @@ def manifest_kinds(bundle: Bundle, ctx):
         else:
             instead = _INSTEAD.get(kind, "remove it from manifests/ and let the operator create it at run time")
         yield finding("unsupported-manifest-kind", m.file, knode,
-                      f"OLM does not install objects of kind {kind} from a registry+v1 bundle: the InstallPlan fails with "
-                      f"\"unsupported resource\" and the operator does not install. {instead[0].upper() + instead[1:]}.",
-                      ocp=releases, fix=fix)
+                      (f"unknown kind '{kind}': kinds are case-sensitive, write '{hint}'" if hint is not None
+                       else f"OLM does not install a {kind} from a registry+v1 bundle"), ocp=releases, fix=fix,
+                      detail="The InstallPlan fails with \"unsupported resource\" and the operator does not install. "
+                      f"{instead[0].upper() + instead[1:]}.")

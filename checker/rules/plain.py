@@ -15,7 +15,7 @@ import os
 
 from ..model import K8S_V1, PLAIN_V0
 from ..nodes import Mapping, Scalar, Sequence
-from . import check, define, finding
+from . import check, define, finding, said
 
 CATEGORY = "plain"
 PLAIN = (K8S_V1, PLAIN_V0)
@@ -170,7 +170,7 @@ def plain_bundle(bundle, ctx):
         return
     deployments = [m for m in bundle.manifests if m.kind == "Deployment"]
     if not deployments and bundle.manifest_files:
-        yield finding("plain-bundle-deployment", bundle.sub("manifests"), None,
+        yield said("plain-bundle-deployment", bundle.sub("manifests"), None,
                       "the plain bundle has no Deployment in manifests/: there is no operator workload for OLM to run. Add the operator's Deployment (apps/v1).")
     sas = {}
     for d in deployments:
@@ -191,7 +191,7 @@ def _metadata(bundle):
     sf = olm_yaml(bundle)
     if sf is None:
         where = bundle.sub("metadata") if os.path.isdir(os.path.join(bundle.path, "metadata")) else bundle.rel
-        yield finding("plain-bundle-metadata", where, None,
+        yield said("plain-bundle-metadata", where, None,
                       "the plain (k8s+v1) bundle has no metadata/olm.yaml; OLM reads the operator's name, version, minKubeVersion and "
                       "installModes from it (there is no CSV). Add metadata/olm.yaml with those four keys.")
         return
@@ -199,18 +199,18 @@ def _metadata(bundle):
         return
     doc = sf.documents[0] if sf.documents else None
     if not isinstance(doc, Mapping):
-        yield finding("plain-bundle-metadata", sf, doc,
+        yield said("plain-bundle-metadata", sf, doc,
                       f"metadata/olm.yaml must be a mapping with name, version, minKubeVersion and installModes, not {doc.type_name() if doc is not None else 'empty'}.")
         return
     missing = [k for k in ("name", "version", "minKubeVersion", "installModes") if not _has(doc, k)]
     if missing:
-        yield finding("plain-bundle-metadata", sf, doc,
+        yield said("plain-bundle-metadata", sf, doc,
                       f"metadata/olm.yaml lacks {', '.join(missing)}; OLM needs name, version, minKubeVersion and installModes to place and "
                       "install a plain bundle. Add " + ("it." if len(missing) == 1 else "them."))
     for key in ("name", "version"):
         v = doc.get(key)
         if v is not None and _has(doc, key) and not (isinstance(v, Scalar) and isinstance(v.value, str)):
-            yield finding("plain-bundle-metadata", sf, v, f"{key} must be a string (quote it), not {v.type_name()}.")
+            yield said("plain-bundle-metadata", sf, v, f"{key} must be a string (quote it), not {v.type_name()}.")
     v = doc.get("version")
     if isinstance(v, Scalar) and isinstance(v.value, str) and v.value:
         from ..blangsemver import SemverError, parse
@@ -218,17 +218,17 @@ def _metadata(bundle):
         try:
             parse(v.value)
         except SemverError as e:
-            yield finding("plain-bundle-metadata", sf, v, f"version '{v.value}' is not a semantic version OLM can order ({e}); write major.minor.patch, e.g. 1.2.0.")
+            yield said("plain-bundle-metadata", sf, v, f"version '{v.value}' is not a semantic version OLM can order ({e}); write major.minor.patch, e.g. 1.2.0.")
     im = doc.get("installModes")
     if im is not None and _has(doc, "installModes"):
         if not isinstance(im, Sequence) or len(im) == 0:
-            yield finding("plain-bundle-metadata", sf, im, f"installModes must be a non-empty list of install modes ({', '.join(INSTALL_MODES)}).")
+            yield said("plain-bundle-metadata", sf, im, f"installModes must be a non-empty list of install modes ({', '.join(INSTALL_MODES)}).")
         else:
             for item in im:
                 t = item.get("type") if isinstance(item, Mapping) else item
                 if not (isinstance(t, Scalar) and t.value in INSTALL_MODES):
                     shown = t.raw if isinstance(t, Scalar) else (t.type_name() if t is not None else "nothing")
-                    yield finding("plain-bundle-metadata", sf, t if t is not None else item,
+                    yield said("plain-bundle-metadata", sf, t if t is not None else item,
                                   f"'{shown}' is not an install mode; use {', '.join(INSTALL_MODES)}.")
 
 
@@ -277,10 +277,11 @@ def _wildcards(bundle, sas):
                 for x in _list(rule, key):
                     if x.value == "*" and (role.file.rel, x.line, x.col) not in reported:
                         reported.add((role.file.rel, x.line, x.col))
-                        yield finding("plain-bundle-wildcard-rbac", role.file, x,
-                                      f"{role.kind} '{role.name}' grants '*' in {key}, and {b.kind} '{b.name}' binds it to service account "
-                                      f"'{bound[0]}' of the operator's Deployment; plain bundles may not give the operator wildcard "
-                                      f"permissions (OLM infers the APIs it requires from its RBAC). List the {key} it uses instead.")
+                        yield said("plain-bundle-wildcard-rbac", role.file, x,
+                                      f"{role.kind} '{role.name}' grants '*' in {key} to the operator's service account "
+                                      f"'{bound[0]}'; plain bundles may not give the operator wildcard permissions (OLM "
+                                      f"infers the APIs it requires from its RBAC; {b.kind} '{b.name}' binds the role). "
+                                      f"List the {key} it uses instead.")
 
 
 def _services(bundle):
@@ -293,7 +294,7 @@ def _services(bundle):
             svc = spec.get("service") if spec is not None else None
             n = svc.get("name") if isinstance(svc, Mapping) else None
             if isinstance(n, Scalar) and isinstance(n.value, str) and n.value not in services:
-                yield finding("plain-bundle-service", m.file, n,
+                yield said("plain-bundle-service", m.file, n,
                               f"APIService '{m.name}' sends its API to Service '{n.value}', which is not in the bundle; OLM installs only what the "
                               f"bundle holds, so every request to {spec.str('group') or 'the API'} would fail. Add the Service to manifests/ or correct the name.")
         elif m.kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
@@ -303,8 +304,9 @@ def _services(bundle):
                 svc = cc.get("service") if isinstance(cc, Mapping) else None
                 n = svc.get("name") if isinstance(svc, Mapping) else None
                 if isinstance(n, Scalar) and isinstance(n.value, str) and n.value not in services:
-                    yield finding("plain-bundle-service", m.file, n,
-                                  f"webhook '{h.str('name') or '?'}' of {m.kind} '{m.name}' calls Service '{n.value}', which is not in the bundle; "
+                    yield said("plain-bundle-service", m.file, n,
+                                  f"webhook '{h.str('name') or '?'}' calls Service '{n.value}', which is not in the bundle; "
+                                  f"it is a webhook of {m.kind} '{m.name}', and "
                                   "the API server would fail every request the webhook matches. Add the Service to manifests/ or correct the name.")
 
 
@@ -357,6 +359,7 @@ def _apis(bundle):
              f"required: {', '.join(sorted(required)) or 'none'}",
              f"optional: {', '.join(sorted(optional)) or 'none'}",
              f"native (nonResourceURLs): {', '.join(sorted(native)) or 'none'}"]
-    yield finding("plain-bundle-apis", where, None,
-                  "OLM will infer these APIs from this plain bundle: " + "; ".join(parts) +
-                  ". A required API must be provided by another operator in the catalog, or the install waits for it.")
+    shown = [p for p in parts if not p.endswith(": none")]
+    yield finding("plain-bundle-apis", where, None, "OLM will infer these APIs from this plain bundle: " + "; ".join(shown),
+                  detail="All of them: " + "; ".join(parts) + ". A required API must be provided by another operator "
+                  "in the catalog, or the install waits for it.")

@@ -161,9 +161,9 @@ def pr_shape(repo: Repository, ctx):
                 (top == "operators" and p.count("/") < 2):
             what = "removes" if s == "removed" else "changes"
             yield finding(RID, p, None,
-                          f"this pull request {what} {p}, outside operators/<name>/ and catalogs/<release>/<name>/: "
-                          "the catalog's CI accepts only operator and catalog files in a contribution. Move this change "
-                          "to a separate pull request for the repository's maintainers.")
+                          f"this pull request {what} {p}, outside operators/<name>/ and catalogs/<release>/<name>/",
+                          detail="The catalog's CI accepts only operator and catalog files in a contribution. Move "
+                          "this change to a separate pull request for the repository's maintainers.")
 
     # more than one operator
     ops: dict = {}
@@ -175,8 +175,9 @@ def pr_shape(repo: Repository, ctx):
         names = sorted(ops)
         where = ops[names[1]]
         yield finding(RID, where, None,
-                      f"this pull request changes {len(names)} operators ({_names(names)}); the catalog's CI builds and "
-                      "releases one operator per pull request. Split it into one pull request per operator.")
+                      f"this pull request changes {len(names)} operators ({_names(names)})",
+                      detail="The catalog's CI builds and releases one operator per pull request. Split it into one "
+                      "pull request per operator.")
 
     # bundles: added, modified, deleted (a rename is a delete plus an add)
     by_sub: dict = {}
@@ -208,15 +209,17 @@ def pr_shape(repo: Repository, ctx):
         renamed_from.setdefault(_sub(c.previous_path), (_sub(c.path), c.path))
     for old, (new, where) in sorted(renamed_from.items()):
         yield finding(RID, where, None,
-                      f"this pull request renames the bundle directory {old} to {new}: for the catalog that is deleting "
-                      f"bundle {old} and adding a new one. Keep {old} as it is and add the new version beside it "
-                      "(remove a released bundle only through the catalogs, in its own pull request).")
+                      f"this pull request renames the bundle directory {old} to {new}",
+                      detail=f"For the catalog that is deleting bundle {old} and adding a new one. Keep {old} as it is "
+                      "and add the new version beside it (remove a released bundle only through the catalogs, in its "
+                      "own pull request).")
 
     for sub, where in modified:
         yield finding(RID, where, None,
-                      f"this pull request modifies the existing bundle {sub}: a released bundle is immutable (its "
-                      "image is already in catalogs and on clusters), so the catalog's CI refuses the change. Add a "
-                      "new version directory (with spec.replaces or skips pointing at this one) instead.")
+                      f"this pull request modifies the existing bundle {sub}",
+                      detail="A released bundle is immutable (its image is already in catalogs and on clusters), so the "
+                      "catalog's CI refuses the change. Add a new version directory (with spec.replaces or skips "
+                      "pointing at this one) instead.")
 
     per_op: dict = {}
     for sub, where in added:  # several operators are reported above; here: versions of one
@@ -225,16 +228,17 @@ def pr_shape(repo: Repository, ctx):
         if len(items) > 1:
             names = [s for s, _ in items]
             yield finding(RID, items[1][1], None,
-                          f"this pull request adds {len(items)} bundles of {op_name} ({_names(names)}); the catalog's CI "
-                          "builds and releases one bundle per pull request. Submit one version per pull request, "
-                          "oldest first.")
+                          f"this pull request adds {len(items)} bundles of {op_name} ({_names(names)})",
+                          detail="The catalog's CI builds and releases one bundle per pull request. Submit one version "
+                          "per pull request, oldest first.")
 
     real_deleted = [(s, w) for s, w in deleted if s not in renamed_from]
     if added and real_deleted:
         yield finding(RID, added[0][1], None,
                       f"this pull request adds {_names([s for s, _ in added])} and deletes "
-                      f"{_names([s for s, _ in real_deleted])}: the catalog's CI does not take additions and deletions "
-                      "together. Split them into two pull requests.")
+                      f"{_names([s for s, _ in real_deleted])}",
+                      detail="The catalog's CI does not take additions and deletions together. Split them into two "
+                      "pull requests.")
 
     for sub, where in deleted:
         op_name, version = sub.split("/")[1], sub.split("/")[2]
@@ -245,28 +249,28 @@ def pr_shape(repo: Repository, ctx):
             cats = [f"v{r}" for r, _, _, _ in hits]
             yield finding(RID, path, None, line=line, column=col, message=(
                           f"this pull request deletes the bundle {sub}, but the catalog{'s' if len(cats) > 1 else ''} "
-                          f"{_names(cats)} still list{'' if len(cats) > 1 else 's'} it: the catalogs would point at a "
-                          "bundle that no longer exists. Remove it from the catalogs (and their templates) in a "
-                          "pull request of its own first, then delete the directory."))
+                          f"{_names(cats)} still list{'' if len(cats) > 1 else 's'} it"),
+                          detail="The catalogs would point at a bundle that no longer exists. Remove it from the catalogs "
+                          "(and their templates) in a pull request of its own first, then delete the directory.")
         elif dirs.get(f"operators/{op_name}") != "absent" and not _fbc_enabled(op):
             where_file = op.ci_file if op is not None and op.ci_file is not None else where
             yield finding(RID, where_file, None,
-                          f"this pull request deletes the bundle {sub} of operator {op_name}, which does not use "
-                          "file-based catalogs (no `fbc: {enabled: true}` in its ci.yaml): its bundles are released "
-                          "for good, and the catalog's CI refuses deletions. Keep the directory; to stop offering "
-                          "the version, migrate the operator to file-based catalogs and drop it from them.")
+                          f"this pull request deletes the bundle {sub}, but {op_name} does not use file-based catalogs",
+                          detail="Without `fbc: {enabled: true}` in its ci.yaml its bundles are released for good, and "
+                          "the catalog's CI refuses deletions. Keep the directory; to stop offering the version, migrate "
+                          "the operator to file-based catalogs and drop it from them.")
 
     if (added or modified) and any(p.startswith("catalogs/") for _, p in pairs):
         cat_file = next(p for _, p in pairs if p.startswith("catalogs/"))
         bundles = [s for s, _ in added + modified]
         yield finding(RID, cat_file, None,
-                      f"this pull request changes the bundle {_names(bundles)} and the catalogs at once; the "
-                      "catalog's CI releases the bundle first and takes catalog changes in a separate pull request "
-                      "(catalogs may only list bundles that are already released). Split the two.")
+                      f"this pull request changes the bundle {_names(bundles)} and the catalogs at once",
+                      detail="The catalog's CI releases the bundle first and takes catalog changes in a separate pull "
+                      "request (catalogs may only list bundles that are already released). Split the two.")
 
     for sub, where in half:
         yield finding(RID, where, None,
-                      f"{sub} is not a bundle directory: it has no manifests/ or metadata/ directly inside, so "
-                      "the catalog's tooling does not find a bundle there and this file is never built or checked. "
-                      f"Put the bundle's manifests in {sub}/manifests/ and its annotations in "
+                      f"{sub} is not a bundle directory: it has no manifests/ or metadata/ directly inside",
+                      detail="The catalog's tooling does not find a bundle there, and this file is never built or "
+                      f"checked. Put the bundle's manifests in {sub}/manifests/ and its annotations in "
                       f"{sub}/metadata/annotations.yaml.")
