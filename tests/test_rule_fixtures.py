@@ -3,7 +3,8 @@
 A case directory is checked as a user would check it (copied to a fresh directory, paths
 relative to it). Its expect.yaml may set `check` (path to check, default "."), `profile`,
 `ocp`, `changes` (a pull request's change list: `[{status, path, previous_path?}]`), and for bad cases lists `findings`: each expected finding's rule, severity, path,
-line (column optional) must be reported. Good cases must report nothing for the rule.
+line (column optional) must be reported; `contains` is text its message holds, `detail` text its
+detail (the why and the fix) holds. Good cases must report nothing for the rule.
 No case may produce an internal error.
 """
 import os
@@ -59,7 +60,7 @@ def test_rule_case(rid, case, copy_fixture):
     assert rid in RULES, f"fixtures/rules/{rid}: no such rule id"
     exp = _expect(rid, case)
     res = _run(copy_fixture, rid, case, exp)
-    got = [(f.rule, f.severity, f.path, f.line, f.column, f.message) for f in res.findings]
+    got = [(f.rule, f.severity, f.path, f.line, f.column, f.message, f.detail) for f in res.findings]
     if case.startswith("good"):
         mine = [g for g in got if g[0] == rid]
         assert not mine, f"good case reported {rid}: {mine}"
@@ -68,7 +69,8 @@ def test_rule_case(rid, case, copy_fixture):
     assert wanted, f"{rid}/{case}: expect.yaml lists no findings"
     for w in wanted:
         match = [g for g in got if g[0] == w["rule"] and g[1] == w["severity"] and g[2] == w["path"] and g[3] == w["line"]
-                 and ("column" not in w or g[4] == w["column"]) and ("contains" not in w or w["contains"] in g[5])]
+                 and ("column" not in w or g[4] == w["column"]) and ("contains" not in w or w["contains"] in g[5])
+                 and ("detail" not in w or w["detail"] in g[6])]
         assert match, f"expected {w} in {[g[:5] for g in got]}"
 
 
