@@ -173,7 +173,7 @@ def _first_names(names: list, room: int) -> tuple:
         if shown_names and len(", ".join(shown_names + [n])) > room:
             return f"{', '.join(shown_names)} and {len(names) - i} more", True
         shown_names.append(clip(n, room))
-    return ", ".join(shown_names), False
+    return ", ".join(shown_names), shown_names != names
 
 
 def _internal_names(ann: Optional[Mapping]) -> set:
@@ -230,7 +230,7 @@ def olm_annotation_case(bundle: Bundle, ctx):
             continue
         want = known.get(ks.lower())
         if want is not None and ks != want:
-            yield finding("olm-annotation-case", csv.file, k, f"the annotation key '{ks}' should be '{want}' (letter case).",
+            yield finding("olm-annotation-case", csv.file, k, f"the annotation key '{ks}' should be '{want}'.",
                           detail=f"Keys are case-sensitive, so OLM and the console ignore '{ks}' and what it sets has no effect"
                           + (" (operator-sdk bundle validate, run by the catalog's CI, fails it)" if want in refused else "")
                           + f". Rename it to '{want}'.",
@@ -517,8 +517,8 @@ def _image_refs(csv):
     """(kind, what, node, where) for each image reference of the CSV: kind "container" (a
     deployment's container or init container image), "env" (a RELATED_IMAGE_* environment value
     of such a container; what starts with the variable's name), "related" (a spec.relatedImages
-    entry); where, for a container's image, the deployment it is in (" in deployment 'name'"),
-    which a one-sentence message leaves to the detail."""
+    entry); where: a sentence naming the deployment or container the reference is in, which a
+    one-sentence message leaves to the detail ("" for relatedImages)."""
     sp = csv.spec()
     if sp is None:
         return
@@ -542,14 +542,14 @@ def _image_refs(csv):
                 cn = c.str("name") or "?"
                 img = c.get("image")
                 if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                    yield "container", f"the image of container '{cn}'", img, f" in deployment '{dn}'"
+                    yield "container", f"the image of container '{cn}'", img, f"The container is in deployment '{dn}'. "
                 env = c.get("env")
                 for e in env if isinstance(env, Sequence) else ():
                     if isinstance(e, Mapping):
                         en = e.str("name") or ""
                         ev = e.get("value")
                         if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
-                            yield "env", f"{en} of container '{cn}'", ev, ""
+                            yield "env", en, ev, f"{en} is set in container '{cn}'. "
     ri = sp.get("relatedImages")
     for r in ri if isinstance(ri, Sequence) else ():
         if isinstance(r, Mapping):
@@ -649,8 +649,8 @@ def disconnected_requirements(bundle: Bundle, ctx):
             names = ", ".join(operands[:5]) + (", ..." if len(operands) > 5 else "")
             first = clip(operands[0], 40) + (f" and {len(operands) - 1} more" if len(operands) > 1 else "")
             yield finding(DR, sf, claim,
-                          f"the CSV claims disconnected support but spec.relatedImages is empty, so {first} "
-                          f"{'is' if len(operands) == 1 else 'are'} not mirrored.",
+                          "the CSV claims disconnected support but spec.relatedImages is empty, so the operand image"
+                          f"{'' if len(operands) == 1 else 's'} of {first} {'is' if len(operands) == 1 else 'are'} not mirrored.",
                           detail="opm lists only relatedImages and the deployments' own images in the catalog (what mirroring "
                           f"tools copy), so the operand images ({names}) are not mirrored and a disconnected cluster cannot pull "
                           "them. List every image, pinned by digest, under spec.relatedImages, or set the annotation to \"false\".")
@@ -660,7 +660,7 @@ def disconnected_requirements(bundle: Bundle, ctx):
                           "documentation asks for the list (and any image the operator starts later must be in it). List the "
                           "images, pinned by digest, under spec.relatedImages.")
     else:
-        for kind, what, img, _where in refs:
+        for kind, what, img, where in refs:
             if kind != "env":
                 continue
             same = _same_image(img.value)
@@ -670,8 +670,8 @@ def disconnected_requirements(bundle: Bundle, ctx):
                 continue  # not a pull spec (some operators pass versions or flags this way): nothing to mirror
             reported.add((img.line, img.col))
             ref = img.value.strip()
-            yield finding(DR, sf, img, f"{what} is '{_fit(ref, what, 50)}', an operand image spec.relatedImages does not list.",
-                          detail=f"The CSV claims disconnected support (line {claim.line}); opm lists only relatedImages and the "
+            yield finding(DR, sf, img, f"{what} is '{_fit(ref, what, 58)}', an operand image spec.relatedImages does not list.",
+                          detail=f"{where}The CSV claims disconnected support (line {claim.line}); opm lists only relatedImages and the "
                           "deployments' container images in the catalog, and mirroring tools (oc-mirror, oc adm catalog mirror) "
                           "copy only those, so this image is never mirrored and the operand cannot start on a disconnected "
                           f"cluster. Add it to spec.relatedImages (name: ..., image: {ref}), pinned by digest.",
@@ -682,10 +682,10 @@ def disconnected_requirements(bundle: Bundle, ctx):
             what, img, where = missing[0]
             ref = img.value.strip()
             more = f" and {len(missing) - 1} more container image{'s' if len(missing) > 2 else ''}" if len(missing) > 1 else ""
-            short = _fit(ref, what + more, 33)
+            short = _fit(ref, what + more, 42)
             yield finding(DR, sf, img,
                           f"{what} ('{short}'){more} {'are' if more else 'is'} not listed in spec.relatedImages.",
-                          detail=f"The container is{where}" + (f"; the image is {ref}. " if short != ref else ". ")
+                          detail=where + (f"The image is {ref}. " if short != ref else "")
                           + "opm adds the deployments' images to the catalog itself, so they are mirrored, but the "
                           "restricted-network guidance (and Red Hat's certification pipeline) asks relatedImages to list every "
                           "image. Add them.")
@@ -697,9 +697,9 @@ def disconnected_requirements(bundle: Bundle, ctx):
         reported.add((img.line, img.col))
         by_tag.append((what, img, ref, where))
     for what, img, ref, where in by_tag[:MAX_IMAGE_FINDINGS]:
-        short = _fit(ref, what, 40)
+        short = _fit(ref, what, 43)
         yield finding(DR, sf, img, f"{what} is '{short}', a reference by tag, not by digest.",
-                      detail=(f"The container is{where}. " if where else "") + (f"The image is {ref}. " if short != ref else "")
+                      detail=where + (f"The image is {ref}. " if short != ref else "")
                       + f"The CSV claims disconnected support (line {claim.line}), and Red Hat's restricted-network guidance "
                       "asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) redirects only pulls by digest, and "
                       "a tag reaches the mirror only where the cluster has an ImageTagMirrorSet (OpenShift 4.13 and later). Pin "
@@ -787,9 +787,10 @@ def arch_os_labels(bundle: Bundle, ctx):
                 k = found[0][1]
                 listed, _cut = _first_names(names, 40)
                 yield finding(AO, sf, k, f"the CSV lists {what} labels ({listed}) but not {prefix}{default}.", severity="warning",
-                              detail=(f"It lists {', '.join(names)}. " if _cut else "") + f"Without any {what} label OLM assumes {default}, but once one is present only the listed "
-                              f"ones count, so the operator no longer shows on {default} clusters. Add "
-                              f"'{prefix}{default}: supported' if it runs there.")
+                              detail=(f"It lists {', '.join(names)}. " if _cut else "")
+                              + f"Without any {what} label OLM assumes {default}, but once one is present only the listed ones "
+                              f"count, so the operator no longer shows on {default} clusters. Add '{prefix}{default}: supported' "
+                              "if it runs there.")
     ann = csv.annotations()
     for k, _v in (ann.items() if ann is not None else ()):
         ks = text(k)

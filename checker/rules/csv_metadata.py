@@ -494,7 +494,7 @@ def email_problem(s: str) -> Optional[str]:
     if s != s.strip():
         return "has spaces around it"
     if "<" in s or ">" in s:
-        return "holds a display name or angle brackets (the name goes in 'name')"
+        return "holds a display name or angle brackets"
     if not _EMAIL.fullmatch(s) or len(s) > 254 or len(s.split("@", 1)[0]) > 64:
         return "is not an e-mail address (local-part@domain.tld)"
     return None
@@ -709,7 +709,8 @@ def csv_metadata_format(bundle: Bundle, ctx):
                     p = email_problem(s)
                     if p:
                         yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}.", severity="warning",
-                                      detail="Go's address parser, which operator-sdk's validator uses, accepts it (a warning), but "
+                                      detail=("The name goes in 'name'. " if "display name" in p else "")
+                                      + "Go's address parser, which operator-sdk's validator uses, accepts it (a warning), but "
                                       "mail clients and readers may not. Write a plain address such as team@example.com.")
 
     lk = sp.get("links")
