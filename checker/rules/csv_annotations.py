@@ -146,7 +146,7 @@ def alm_examples(bundle: Bundle, ctx):
             same_kind = [f"{pg}/{pv}" if pg else pv for (pg, pv, pk) in provided if pk == k]
             hint = (f" The CSV owns {k} as {', '.join(sorted(same_kind))}: use that apiVersion." if same_kind
                     else " Remove it, or own the API (spec.customresourcedefinitions.owned).")
-            yield finding(AE, sf, None, f"the example of {clip(k, 40)} ({clip(av, 40)}) is for an API this CSV does not own.",
+            yield finding(AE, sf, None, f"the example of {clip(k, 40)} ({clip(av, 35)}) is for an API this CSV does not own.",
                           detail="The console offers it on the operator's page but it belongs to no API the operator provides, and "
                           f"operator-sdk's validator fails it.{hint}", line=ln, column=col)
     internal = _internal_names(ann)
@@ -517,8 +517,9 @@ def _image_refs(csv):
     """(kind, what, node, where) for each image reference of the CSV: kind "container" (a
     deployment's container or init container image), "env" (a RELATED_IMAGE_* environment value
     of such a container; what starts with the variable's name), "related" (a spec.relatedImages
-    entry); where: a sentence naming the deployment or container the reference is in, which a
-    one-sentence message leaves to the detail ("" for relatedImages)."""
+    entry). ``what`` names it for a one-sentence message (names cut at 30 characters);
+    ``where`` is a sentence for the detail naming it whole, with the deployment or container it
+    is in ("" when ``what`` says it all)."""
     sp = csv.spec()
     if sp is None:
         return
@@ -542,26 +543,29 @@ def _image_refs(csv):
                 cn = c.str("name") or "?"
                 img = c.get("image")
                 if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                    yield "container", f"the image of container '{cn}'", img, f"The container is in deployment '{dn}'. "
+                    yield ("container", f"the image of container '{clip(cn, 30)}'", img,
+                           f"Container '{cn}' is in deployment '{dn}'. ")
                 env = c.get("env")
                 for e in env if isinstance(env, Sequence) else ():
                     if isinstance(e, Mapping):
                         en = e.str("name") or ""
                         ev = e.get("value")
                         if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
-                            yield "env", en, ev, f"{en} is set in container '{cn}'. "
+                            yield "env", clip(en, 40), ev, f"{en} is set in container '{cn}'. "
     ri = sp.get("relatedImages")
     for r in ri if isinstance(ri, Sequence) else ():
         if isinstance(r, Mapping):
             img = r.get("image")
             if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                yield "related", f"relatedImages entry '{r.str('name') or '?'}'", img, ""
+                rn = r.str("name") or "?"
+                yield ("related", f"relatedImages entry '{clip(rn, 30)}'", img,
+                       f"The relatedImages entry is named '{rn}'. " if len(rn) > 30 else "")
 
 
 def _fit(ref: str, beside: str, rest: int) -> str:
     """An image reference clipped so that a message of ``beside``, the reference and ``rest``
-    characters of wording stays about 120 characters long (at least 40 of the reference)."""
-    return clip(ref, max(40, 120 - len(beside) - rest))
+    characters of wording stays about 120 characters long (at least 30 of the reference)."""
+    return clip(ref, max(30, 120 - len(beside) - rest))
 
 
 def _same_image(ref: str) -> str:
@@ -644,13 +648,13 @@ def disconnected_requirements(bundle: Bundle, ctx):
     containers = {_same_image(n.value) for k, _w, n, _d in refs if k == "container"}
     reported = set()
     if not listed:
-        operands = [w.split(" ")[0] for k, w, _n, _d in refs if k == "env"]
+        operands = [d.split(" ")[0] for k, _w, _n, d in refs if k == "env"]  # the whole names
         if not (isinstance(ri, Sequence) and len(ri)) and operands:
             names = ", ".join(operands[:5]) + (", ..." if len(operands) > 5 else "")
-            first = clip(operands[0], 40) + (f" and {len(operands) - 1} more" if len(operands) > 1 else "")
+            n = len(operands)
             yield finding(DR, sf, claim,
-                          "the CSV claims disconnected support but spec.relatedImages is empty, so the operand image"
-                          f"{'' if len(operands) == 1 else 's'} of {first} {'is' if len(operands) == 1 else 'are'} not mirrored.",
+                          "the CSV claims disconnected support but spec.relatedImages is empty, so "
+                          f"{n} operand image{' is' if n == 1 else 's are'} not mirrored.",
                           detail="opm lists only relatedImages and the deployments' own images in the catalog (what mirroring "
                           f"tools copy), so the operand images ({names}) are not mirrored and a disconnected cluster cannot pull "
                           "them. List every image, pinned by digest, under spec.relatedImages, or set the annotation to \"false\".")
@@ -670,11 +674,11 @@ def disconnected_requirements(bundle: Bundle, ctx):
                 continue  # not a pull spec (some operators pass versions or flags this way): nothing to mirror
             reported.add((img.line, img.col))
             ref = img.value.strip()
-            yield finding(DR, sf, img, f"{what} is '{_fit(ref, what, 58)}', an operand image spec.relatedImages does not list.",
-                          detail=f"{where}The CSV claims disconnected support (line {claim.line}); opm lists only relatedImages and the "
-                          "deployments' container images in the catalog, and mirroring tools (oc-mirror, oc adm catalog mirror) "
-                          "copy only those, so this image is never mirrored and the operand cannot start on a disconnected "
-                          f"cluster. Add it to spec.relatedImages (name: ..., image: {ref}), pinned by digest.",
+            yield finding(DR, sf, img, f"{what} is '{_fit(ref, what, 41)}', not listed in spec.relatedImages.",
+                          detail=f"{where}It is an operand image, and the CSV claims disconnected support (line {claim.line}); "
+                          "opm lists only relatedImages and the deployments' container images in the catalog, and mirroring "
+                          "tools (oc-mirror, oc adm catalog mirror) copy only those, so this image is never mirrored and the "
+                          f"operand cannot start on a disconnected cluster. Add it to spec.relatedImages (name: ..., image: {ref}), pinned by digest.",
                           severity="error")
         missing = [(what, img, where) for kind, what, img, where in refs
                    if kind == "container" and _same_image(img.value) not in listed]
@@ -682,10 +686,8 @@ def disconnected_requirements(bundle: Bundle, ctx):
             what, img, where = missing[0]
             ref = img.value.strip()
             more = f" and {len(missing) - 1} more container image{'s' if len(missing) > 2 else ''}" if len(missing) > 1 else ""
-            short = _fit(ref, what + more, 42)
-            yield finding(DR, sf, img,
-                          f"{what} ('{short}'){more} {'are' if more else 'is'} not listed in spec.relatedImages.",
-                          detail=where + (f"The image is {ref}. " if short != ref else "")
+            yield finding(DR, sf, img, f"{what}{more} {'are' if more else 'is'} not listed in spec.relatedImages.",
+                          detail=where + f"The image is {ref}. "
                           + "opm adds the deployments' images to the catalog itself, so they are mirrored, but the "
                           "restricted-network guidance (and Red Hat's certification pipeline) asks relatedImages to list every "
                           "image. Add them.")
@@ -697,8 +699,8 @@ def disconnected_requirements(bundle: Bundle, ctx):
         reported.add((img.line, img.col))
         by_tag.append((what, img, ref, where))
     for what, img, ref, where in by_tag[:MAX_IMAGE_FINDINGS]:
-        short = _fit(ref, what, 43)
-        yield finding(DR, sf, img, f"{what} is '{short}', a reference by tag, not by digest.",
+        short = _fit(ref, what, 35)
+        yield finding(DR, sf, img, f"{what} is '{short}', referenced by tag, not digest.",
                       detail=where + (f"The image is {ref}. " if short != ref else "")
                       + f"The CSV claims disconnected support (line {claim.line}), and Red Hat's restricted-network guidance "
                       "asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) redirects only pulls by digest, and "
