@@ -147,7 +147,7 @@ def alm_examples(bundle: Bundle, ctx):
             hint = (f" The CSV owns {k} as {', '.join(sorted(same_kind))}: use that apiVersion." if same_kind
                     else " Remove it, or own the API (spec.customresourcedefinitions.owned).")
             yield finding(AE, sf, None, f"the example of {clip(k, 40)} ({clip(av, 35)}) is for an API this CSV does not own.",
-                          detail="The console offers it on the operator's page but it belongs to no API the operator provides, and "
+                          detail=(f"The example is {k} ({av}). " if clip(k, 40) != k or clip(av, 35) != av else "") + "The console offers it on the operator's page but it belongs to no API the operator provides, and "
                           f"operator-sdk's validator fails it.{hint}", line=ln, column=col)
     internal = _internal_names(ann)
     lacking = [(g, v, k, e) for (g, v, k), (what, name, e) in provided.items() if (g, v, k) not in have and name not in internal]
