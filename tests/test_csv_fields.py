@@ -69,4 +69,4 @@ def test_a_spec_that_is_not_a_mapping_is_one_required_fields_error(copy_fixture,
         if p == "minimal":
             continue
         assert [(f.severity, f.line, f.column) for f in req] == [("error", 24, 1)], [f.message for f in req]
-        assert f"spec is {what}" in req[0].message and "spec.install" in req[0].message
+        assert f"spec is {what}" in req[0].message and "spec.install" in req[0].detail

@@ -3,8 +3,9 @@
 A case directory is checked as a user would check it (copied to a fresh directory, paths
 relative to it). Its expect.yaml may set `check` (path to check, default "."), `profile`,
 `ocp`, `changes` (a pull request's change list: `[{status, path, previous_path?}]`), and for bad cases lists `findings`: each expected finding's rule, severity, path,
-line (column optional) must be reported, and `contains` / `detail_contains` are text its
-message / detail must hold. Good cases must report nothing for the rule.
+line (column optional) must be reported; `contains` is text its message or detail holds,
+`detail` (or `detail_contains`) text its detail (the why and the fix) holds. Good cases must
+report nothing for the rule.
 No case may produce an internal error.
 """
 import os
@@ -93,7 +94,8 @@ def test_rule_case(rid, case, copy_fixture):
     for w in wanted:
         match = [g for g in got if g[0] == w["rule"] and g[1] == w["severity"] and g[2] == w["path"] and g[3] == w["line"]
                  and ("column" not in w or g[4] == w["column"]) and ("contains" not in w or w["contains"] in g[5])
-                 and ("detail_contains" not in w or w["detail_contains"] in g[6])]
+                 and ("detail_contains" not in w or w["detail_contains"] in g[6])
+                 and ("detail" not in w or w["detail"] in g[6])]
         assert match, f"expected {w} in {[g[:5] for g in got]}"
 
 

@@ -22,7 +22,7 @@ from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
 from .images import _split_docker_domain, image_reference_problem
 from .csv_common import (
-    csv_annotation, data, dns_label_problem, dq, examples_annotation, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
+    DNS1123_LABEL_RULE, clip, csv_annotation, data, dns_label_problem, dq, examples_annotation, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
     owned_crds, pos_in, scalar_positions, shown, text, the_csv,
 )
 
@@ -86,20 +86,23 @@ def alm_examples(bundle: Bundle, ctx):
     examples = []  # (group, version, kind, line, col)
     if not is_blank(node):
         if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-            yield finding(AE, sf, node, f"{key} must be a string holding a JSON array (annotations are strings), not {node.type_name()}; "
-                          f"the API server refuses the CSV. Write it as a block: '{key}: |-' followed by the JSON array.")
+            yield finding(AE, sf, node, f"{key} is {node.type_name()}, not a string holding a JSON array.",
+                          detail=f"Annotations are strings: the API server refuses the CSV. Write it as a block: '{key}: |-' "
+                          "followed by the JSON array.")
             return
         doc, err = load_json(sf, node)
         if err is not None:
-            yield finding(AE, sf, None, f"{key} is not valid JSON: {err.message}. The console cannot show the examples and "
-                          "operator-sdk's validator (run by catalog CI) fails the bundle. Fix the JSON at this position.",
-                          line=err.line, column=err.column)
+            yield finding(AE, sf, None, f"{key} is not valid JSON: {err.reason}.",
+                          detail=err.at() + "The console cannot show the examples and operator-sdk's validator (run by catalog CI) fails "
+                          "the bundle. Fix the JSON at this position.", line=err.line, column=err.column)
             return
         if isinstance(doc, dict):
-            yield finding(AE, sf, node, f"{key} holds a single JSON object; it must be a JSON array of examples. Wrap it in [ ].")
+            yield finding(AE, sf, node, f"{key} holds a single JSON object, not a JSON array of examples.",
+                          detail="It must be a JSON array of examples. Wrap it in [ ].")
             items = [(node.value.index("{"), doc)]
         elif not isinstance(doc, list):
-            yield finding(AE, sf, node, f"{key} holds {json_type(doc)}; it must be a JSON array of example objects.")
+            yield finding(AE, sf, node, f"{key} holds {json_type(doc)}, not a JSON array of example objects.",
+                          detail="Write a JSON array of example objects, each with apiVersion, kind and metadata.")
             return
         else:
             items = json_array_items(node.value)
@@ -113,14 +116,15 @@ def alm_examples(bundle: Bundle, ctx):
         for off, item in items:
             if not isinstance(item, dict):
                 ln, col = at(off)
-                yield finding(AE, sf, None, f"an example in {key} is {json_type(item)}; each example must be a JSON object with apiVersion, kind and metadata.",
-                              line=ln, column=col)
+                yield finding(AE, sf, None, f"an example in {key} is {json_type(item)}, not a JSON object.",
+                              detail="Each example must be a JSON object with apiVersion, kind and metadata.", line=ln, column=col)
                 continue
             av, kind = item.get("apiVersion"), item.get("kind")
             if not isinstance(av, str) or not av or not isinstance(kind, str) or not kind:
                 ln, col = at(off)
-                yield finding(AE, sf, None, f"an example in {key} has no apiVersion or kind; the console cannot tell which API it is for. "
-                              "Add \"apiVersion\": \"<group>/<version>\" and \"kind\".", line=ln, column=col)
+                yield finding(AE, sf, None, f"an example in {key} has no apiVersion or kind.",
+                              detail="The console cannot tell which API it is for. Add \"apiVersion\": \"<group>/<version>\" and "
+                              "\"kind\".", line=ln, column=col)
                 continue
             g, v = _gv(av)
             examples.append((g, v, kind, off))
@@ -142,9 +146,9 @@ def alm_examples(bundle: Bundle, ctx):
             same_kind = [f"{pg}/{pv}" if pg else pv for (pg, pv, pk) in provided if pk == k]
             hint = (f" The CSV owns {k} as {', '.join(sorted(same_kind))}: use that apiVersion." if same_kind
                     else " Remove it, or own the API (spec.customresourcedefinitions.owned).")
-            yield finding(AE, sf, None, f"the example of {k} ({av}) is for an API this CSV does not own; the console offers it on "
-                          f"the operator's page but it belongs to no API the operator provides, and operator-sdk's validator fails it.{hint}",
-                          line=ln, column=col)
+            yield finding(AE, sf, None, f"the example of {clip(k, 40)} ({clip(av, 35)}) is for an API this CSV does not own.",
+                          detail=(f"The example is {k} ({av}). " if clip(k, 40) != k or clip(av, 35) != av else "") + "The console offers it on the operator's page but it belongs to no API the operator provides, and "
+                          f"operator-sdk's validator fails it.{hint}", line=ln, column=col)
     internal = _internal_names(ann)
     lacking = [(g, v, k, e) for (g, v, k), (what, name, e) in provided.items() if (g, v, k) not in have and name not in internal]
     if lacking:
@@ -152,11 +156,24 @@ def alm_examples(bundle: Bundle, ctx):
         g, v, k, e = lacking[0]
         at = ann.key_node(key) if ann is not None and key in ann else (
             e.get("kind") if isinstance(e, Mapping) and e.get("kind") is not None else e)
-        names = ", ".join(f"{k} ({g}/{v})" if g else f"{k} ({v})" for g, v, k, _e in lacking)
-        yield finding(AE, sf, at, f"{len(lacking)} owned API{'s have' if len(lacking) > 1 else ' has'} no example in {ALM}: {names}; "
-                      "the console's Create form for them starts empty (operator-sdk warns too). Add an example object for "
+        each = [f"{k} ({g}/{v})" if g else f"{k} ({v})" for g, v, k, _e in lacking]
+        names, cut = _first_names(each, 60)
+        yield finding(AE, sf, at, f"{len(lacking)} owned API{'s have' if len(lacking) > 1 else ' has'} no example in {ALM}: {names}.",
+                      detail=(f"Without an example: {', '.join(each)}. " if cut else "")
+                      + "The console's Create form for them starts empty (operator-sdk warns too). Add an example object for "
                       "each, or list CRDs users are not meant to create in operators.operatorframework.io/internal-objects.",
                       severity="warning")
+
+
+def _first_names(names: list, room: int) -> tuple:
+    """(the first names that fit in ``room`` characters and "and N more", whether some were left
+    out): a list of names in a one-sentence message; the detail lists them all."""
+    shown_names: list = []
+    for i, n in enumerate(names):
+        if shown_names and len(", ".join(shown_names + [n])) > room:
+            return f"{', '.join(shown_names)} and {len(names) - i} more", True
+        shown_names.append(clip(n, room))
+    return ", ".join(shown_names), shown_names != names
 
 
 def _internal_names(ann: Optional[Mapping]) -> set:
@@ -213,9 +230,8 @@ def olm_annotation_case(bundle: Bundle, ctx):
             continue
         want = known.get(ks.lower())
         if want is not None and ks != want:
-            yield finding("olm-annotation-case", csv.file, k,
-                          f"the annotation key '{ks}' should be '{want}': keys are case-sensitive, so OLM and the console ignore "
-                          f"'{ks}' and what it sets has no effect"
+            yield finding("olm-annotation-case", csv.file, k, f"the annotation key '{ks}' should be '{want}'.",
+                          detail=f"Keys are case-sensitive, so OLM and the console ignore '{ks}' and what it sets has no effect"
                           + (" (operator-sdk bundle validate, run by the catalog's CI, fails it)" if want in refused else "")
                           + f". Rename it to '{want}'.",
                           severity=None if want in refused else "warning",
@@ -261,9 +277,9 @@ def olm_properties_annotation(bundle: Bundle, ctx):
             return  # the OpenShift documentation's own way to set maxOpenShiftVersion (measured: most uses)
     k = ann.key_node("olm.properties")
     yield finding("olm-properties-annotation", csv.file, k,
-                  "the CSV sets olm.properties; declare bundle properties in metadata/properties.yaml instead (opm reads them "
-                  "from there into the catalog, and OLM writes this annotation itself on install). Move the entries to "
-                  "metadata/properties.yaml ('properties: [{type: ..., value: ...}]') and remove the annotation.")
+                  "the CSV sets olm.properties; bundle properties belong in metadata/properties.yaml.",
+                  detail="opm reads them from there into the catalog, and OLM writes this annotation itself on install. Move "
+                  "the entries to metadata/properties.yaml ('properties: [{type: ..., value: ...}]') and remove the annotation.")
 
 
 _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true",
@@ -357,8 +373,9 @@ def feature_annotations(bundle: Bundle, ctx):
         hint = f" Did you mean '{prefix}{g}'?" if g else ""
         # a misspelling of a feature: the author's intent is lost (warning; in certified the
         # intended key then counts as missing); a key like no feature at all: info
-        yield finding(FA, sf, k, f"'{ks}' is not a known infrastructure feature annotation; the console and the catalog "
-                      f"ignore it, so the operator is not listed under that feature. The features are: {', '.join(names)}.{hint}",
+        yield finding(FA, sf, k, f"'{clip(ks, 70)}' is not a known infrastructure feature annotation.",
+                      detail="The console and the catalog ignore it, so the operator is not listed under that feature. The "
+                      f"features are: {', '.join(names)}.{hint}",
                       severity=None if g and (g not in required or prefix + g not in present) else "info",
                       fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
     yield from _legacy_list_case(sf, ann.get(data()["infrastructure_features"]["key"]) if ann is not None else None)
@@ -388,9 +405,9 @@ def _legacy_list_case(sf, node):
         want = by_lower[item.strip().lower()]
         ln, col = pos_in(sf, node, off)
         yield finding("feature-annotations", sf, None,
-                      f"'{item}' in {inf['key']} is not a spelling the console maps: it matches the list's items "
-                      f"case-sensitively, so it does not show the operator as '{cmap[want]}'. Write '{want}'.",
-                      line=ln, column=col)
+                      f"'{clip(item, 40)}' in {inf['key']} is not a spelling the console maps (letter case).",
+                      detail="The console matches the list's items case-sensitively, so it does not show the operator as "
+                      f"'{cmap[want]}'. Write '{want}'.", line=ln, column=col)
 
 
 @rule("feature-annotations-required", "info", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
@@ -436,9 +453,11 @@ def feature_annotations_required(bundle: Bundle, ctx):
         md = csv.metadata
         at = ann if ann is not None else (md if md is not None else csv.root)
         lines = ", ".join(f'{prefix}{n}: "true|false"' for n in miss)
+        names, _cut = _first_names(miss, 60)
         yield finding("feature-annotations-required", csv.file, at,
-                      f"Red Hat certification requires every infrastructure feature annotation to be set, and "
-                      f"{len(miss)} {'is' if len(miss) == 1 else 'are'} missing: {', '.join(miss)}. Add under "
+                      f"{len(miss)} infrastructure feature annotation{'s' if len(miss) > 1 else ''} certification requires "
+                      f"{'is' if len(miss) == 1 else 'are'} missing: {names}.",
+                      detail="Red Hat certification requires every infrastructure feature annotation to be set. Add under "
                       f"metadata.annotations: {lines} (\"false\" where the operator does not support it).")
 
 
@@ -448,14 +467,15 @@ def _feature_value(sf, key, v):
         return
     if isinstance(v, Scalar) and isinstance(v.value, bool):
         want = "true" if v.value else "false"
-        yield finding(FA, sf, v, f"{key} is the YAML boolean {v.raw}, but annotations are strings: the API server refuses the "
-                      f"CSV. Quote it: \"{want}\".", fix=fix_value(sf, v, dq(want), "quote the value"), severity="error")
+        yield finding(FA, sf, v, f"{key} is the YAML boolean {clip(v.raw, 20)}, not a string.",
+                      detail=f"Annotations are strings: the API server refuses the CSV. Quote it: \"{want}\".",
+                      fix=fix_value(sf, v, dq(want), "quote the value"), severity="error")
         return
     raw = v.value if isinstance(v, Scalar) else None
     want = _TRUTHY.get(str(raw).strip().strip("\"'\u201c\u201d\u2018\u2019").strip().lower()) if raw is not None else None
-    yield finding(FA, sf, v, f"{key} is '{shown(v)}'; the console shows every value but the exact string \"false\" as "
-                  "supported, and Red Hat certification accepts only \"true\" and \"false\"."
-                  + (f" Write \"{want}\"." if want else " Write \"true\" or \"false\"."),
+    yield finding(FA, sf, v, f"{key} is '{shown(v, 40)}', not \"true\" or \"false\".",
+                  detail="The console shows every value but the exact string \"false\" as supported, and Red Hat certification "
+                  "accepts only \"true\" and \"false\"." + (f" Write \"{want}\"." if want else " Write \"true\" or \"false\"."),
                   fix=fix_value(sf, v, dq(want), f"write \"{want}\"") if want and isinstance(v, Scalar) else None)
 
 
@@ -494,9 +514,12 @@ def _claims_disconnected(ann) -> Optional[Scalar]:
 
 
 def _image_refs(csv):
-    """(kind, what, node) for each image reference of the CSV: kind "container" (a deployment's
-    container or init container image), "env" (a RELATED_IMAGE_* environment value of such a
-    container; what starts with the variable's name), "related" (a spec.relatedImages entry)."""
+    """(kind, what, node, where) for each image reference of the CSV: kind "container" (a
+    deployment's container or init container image), "env" (a RELATED_IMAGE_* environment value
+    of such a container; what starts with the variable's name), "related" (a spec.relatedImages
+    entry). ``what`` names it for a one-sentence message (names cut at 30 characters);
+    ``where`` is a sentence for the detail naming it whole, with the deployment or container it
+    is in ("" when ``what`` says it all)."""
     sp = csv.spec()
     if sp is None:
         return
@@ -520,20 +543,29 @@ def _image_refs(csv):
                 cn = c.str("name") or "?"
                 img = c.get("image")
                 if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                    yield "container", f"the image of container '{cn}' in deployment '{dn}'", img
+                    yield ("container", f"the image of container '{clip(cn, 30)}'", img,
+                           f"Container '{cn}' is in deployment '{dn}'. ")
                 env = c.get("env")
                 for e in env if isinstance(env, Sequence) else ():
                     if isinstance(e, Mapping):
                         en = e.str("name") or ""
                         ev = e.get("value")
                         if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
-                            yield "env", f"{en} of container '{cn}'", ev
+                            yield "env", clip(en, 40), ev, f"{en} is set in container '{cn}'. "
     ri = sp.get("relatedImages")
     for r in ri if isinstance(ri, Sequence) else ():
         if isinstance(r, Mapping):
             img = r.get("image")
             if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                yield "related", f"relatedImages entry '{r.str('name') or '?'}'", img
+                rn = r.str("name") or "?"
+                yield ("related", f"relatedImages entry '{clip(rn, 30)}'", img,
+                       f"The relatedImages entry is named '{rn}'. " if len(rn) > 30 else "")
+
+
+def _fit(ref: str, beside: str, rest: int) -> str:
+    """An image reference clipped so that a message of ``beside``, the reference and ``rest``
+    characters of wording stays about 120 characters long (at least 30 of the reference)."""
+    return clip(ref, max(30, 120 - len(beside) - rest))
 
 
 def _same_image(ref: str) -> str:
@@ -612,26 +644,27 @@ def disconnected_requirements(bundle: Bundle, ctx):
     sp = csv.spec()
     ri = sp.get("relatedImages") if sp is not None else None
     refs = list(_image_refs(csv))
-    listed = {_same_image(n.value) for k, _w, n in refs if k == "related"}
-    containers = {_same_image(n.value) for k, _w, n in refs if k == "container"}
+    listed = {_same_image(n.value) for k, _w, n, _d in refs if k == "related"}
+    containers = {_same_image(n.value) for k, _w, n, _d in refs if k == "container"}
     reported = set()
     if not listed:
-        operands = [w.split(" ")[0] for k, w, _n in refs if k == "env"]
+        operands = [d.split(" ")[0] for k, _w, _n, d in refs if k == "env"]  # the whole names
         if not (isinstance(ri, Sequence) and len(ri)) and operands:
             names = ", ".join(operands[:5]) + (", ..." if len(operands) > 5 else "")
+            n = len(operands)
             yield finding(DR, sf, claim,
-                          f"the CSV claims disconnected support but spec.relatedImages is empty; opm lists only relatedImages and "
-                          f"the deployments' own images in the catalog (what mirroring tools copy), so the operand images "
-                          f"({names}) are not mirrored and a disconnected cluster cannot pull them. List every image, pinned by "
-                          "digest, under spec.relatedImages, or set the annotation to \"false\".")
+                          "the CSV claims disconnected support but spec.relatedImages is empty, so "
+                          f"{n} operand image{' is' if n == 1 else 's are'} not mirrored.",
+                          detail="opm lists only relatedImages and the deployments' own images in the catalog (what mirroring "
+                          f"tools copy), so the operand images ({names}) are not mirrored and a disconnected cluster cannot pull "
+                          "them. List every image, pinned by digest, under spec.relatedImages, or set the annotation to \"false\".")
         elif not (isinstance(ri, Sequence) and len(ri)):
-            yield finding(DR, sf, claim,
-                          "the CSV claims disconnected support but spec.relatedImages is empty; opm adds the deployments' "
-                          "images to the catalog itself, so mirroring works today, but the documentation asks for the list "
-                          "(and any image the operator starts later must be in it). List the images, pinned by digest, under "
-                          "spec.relatedImages.")
+            yield finding(DR, sf, claim, "the CSV claims disconnected support but spec.relatedImages is empty.",
+                          detail="opm adds the deployments' images to the catalog itself, so mirroring works today, but the "
+                          "documentation asks for the list (and any image the operator starts later must be in it). List the "
+                          "images, pinned by digest, under spec.relatedImages.")
     else:
-        for kind, what, img in refs:
+        for kind, what, img, where in refs:
             if kind != "env":
                 continue
             same = _same_image(img.value)
@@ -640,41 +673,45 @@ def disconnected_requirements(bundle: Bundle, ctx):
             if image_reference_problem(img.value.strip()) is not None:
                 continue  # not a pull spec (some operators pass versions or flags this way): nothing to mirror
             reported.add((img.line, img.col))
-            yield finding(DR, sf, img,
-                          f"{what} is '{img.value.strip()}', an operand image spec.relatedImages does not list, although the CSV "
-                          f"claims disconnected support (line {claim.line}); opm lists only relatedImages and the deployments' "
-                          "container images in the catalog, and mirroring tools (oc-mirror, oc adm catalog mirror) copy only "
-                          "those, so this image is never mirrored and the operand cannot start on a disconnected cluster. Add "
-                          f"it to spec.relatedImages (name: ..., image: {img.value.strip()}), pinned by digest.",
+            ref = img.value.strip()
+            yield finding(DR, sf, img, f"{what} is '{_fit(ref, what, 41)}', not listed in spec.relatedImages.",
+                          detail=f"{where}It is an operand image, and the CSV claims disconnected support (line {claim.line}); "
+                          "opm lists only relatedImages and the deployments' container images in the catalog, and mirroring "
+                          "tools (oc-mirror, oc adm catalog mirror) copy only those, so this image is never mirrored and the "
+                          f"operand cannot start on a disconnected cluster. Add it to spec.relatedImages (name: ..., image: {ref}), pinned by digest.",
                           severity="error")
-        missing = [(what, img) for kind, what, img in refs
+        missing = [(what, img, where) for kind, what, img, where in refs
                    if kind == "container" and _same_image(img.value) not in listed]
         if missing:
-            what, img = missing[0]
+            what, img, where = missing[0]
+            ref = img.value.strip()
             more = f" and {len(missing) - 1} more container image{'s' if len(missing) > 2 else ''}" if len(missing) > 1 else ""
-            yield finding(DR, sf, img,
-                          f"{what} ('{img.value.strip()}'){more} not listed in spec.relatedImages; opm adds the deployments' "
-                          "images to the catalog itself, so they are mirrored, but the restricted-network guidance (and Red "
-                          "Hat's certification pipeline) asks relatedImages to list every image. Add them.")
+            yield finding(DR, sf, img, f"{what}{more} {'are' if more else 'is'} not listed in spec.relatedImages.",
+                          detail=where + f"The image is {ref}. "
+                          + "opm adds the deployments' images to the catalog itself, so they are mirrored, but the "
+                          "restricted-network guidance (and Red Hat's certification pipeline) asks relatedImages to list every "
+                          "image. Add them.")
     by_tag = []
-    for _kind, what, img in refs:
+    for _kind, what, img, where in refs:
         ref = img.value.strip()
         if _DIGEST.search(ref) or (img.line, img.col) in reported:
             continue
         reported.add((img.line, img.col))
-        by_tag.append((what, img, ref))
-    for what, img, ref in by_tag[:MAX_IMAGE_FINDINGS]:
-        yield finding(DR, sf, img,
-                      f"{what} is '{ref}', a reference by tag, but the CSV claims disconnected support (line {claim.line}); "
-                      "Red Hat's restricted-network guidance asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) "
-                      "redirects only pulls by digest, and a tag reaches the mirror only where the cluster has an "
-                      "ImageTagMirrorSet (OpenShift 4.13 and later). Pin it by digest (image@sha256:...).")
+        by_tag.append((what, img, ref, where))
+    for what, img, ref, where in by_tag[:MAX_IMAGE_FINDINGS]:
+        short = _fit(ref, what, 35)
+        yield finding(DR, sf, img, f"{what} is '{short}', referenced by tag, not digest.",
+                      detail=where + (f"The image is {ref}. " if short != ref else "")
+                      + f"The CSV claims disconnected support (line {claim.line}), and Red Hat's restricted-network guidance "
+                      "asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) redirects only pulls by digest, and "
+                      "a tag reaches the mirror only where the cluster has an ImageTagMirrorSet (OpenShift 4.13 and later). Pin "
+                      "it by digest (image@sha256:...).")
     rest = by_tag[MAX_IMAGE_FINDINGS:]
     if rest:
-        lines = ", ".join(str(img.line) for _w, img, _r in rest[:20]) + (", ..." if len(rest) > 20 else "")
+        lines = ", ".join(str(img.line) for _w, img, _r, _d in rest[:20]) + (", ..." if len(rest) > 20 else "")
         yield finding(DR, sf, rest[0][1],
-                      f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support (lines "
-                      f"{lines}); pin every one by digest (image@sha256:...).")
+                      f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support.",
+                      detail=f"They are at lines {lines}. Pin every one by digest (image@sha256:...).")
 
 
 @rule("arch-os-labels", "warning", "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults",
@@ -731,32 +768,38 @@ def arch_os_labels(bundle: Bundle, ctx):
                 if name not in known:
                     if name in other:
                         if ctx.profile != "operatorhub":
-                            yield finding(AO, sf, k, f"'{name}' is a valid {what} but OpenShift does not run on it "
-                                          f"(OpenShift {what}es: {', '.join(known)}); the label only matters for upstream "
-                                          "OperatorHub. Remove it for OpenShift catalogs.", severity="warning")
+                            yield finding(AO, sf, k, f"'{name}' is a valid {what} but OpenShift does not run on it.",
+                                          severity="warning",
+                                          detail=f"OpenShift {what}es: {', '.join(known)}; the label only matters for upstream "
+                                          "OperatorHub. Remove it for OpenShift catalogs.")
                     else:
                         close = difflib.get_close_matches(name.lower(), known + other, n=1, cutoff=0.6)
                         g = close[0] if close else None
-                        yield finding(AO, sf, k, f"'{ks}' names an unknown {what} '{name}'; no cluster or OperatorHub filter "
-                                      f"matches it. Known: {', '.join(known)}." + (f" Did you mean '{prefix}{g}'?" if g else ""),
+                        yield finding(AO, sf, k, f"'{clip(ks)}' names an unknown {what} '{clip(name, 30)}'.",
+                                      detail=f"No cluster or OperatorHub filter matches it. Known: {', '.join(known)}."
+                                      + (f" Did you mean '{prefix}{g}'?" if g else ""),
                                       fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
                 if not (isinstance(v, Scalar) and v.value in (ma["value"], ma["value_not"])):
-                    yield finding(AO, sf, v, f"'{ks}' is '{shown(v)}'; OLM and the console only match the value 'supported' "
-                                  "(anything else means not supported). Write 'supported', or remove the label.",
+                    yield finding(AO, sf, v, f"'{clip(ks)}' is '{shown(v, 30)}', not 'supported'.",
+                                  detail="OLM and the console only match the value 'supported' (anything else means not "
+                                  "supported). Write 'supported', or remove the label.",
                                   fix=fix_value(sf, v, ma["value"], "write supported") if isinstance(v, Scalar) else None)
             names = [n for n, _ in found]
             if found and default not in names:
                 k = found[0][1]
-                yield finding(AO, sf, k, f"the CSV lists {what} labels ({', '.join(names)}) but not {prefix}{default}; without "
-                              f"any {what} label OLM assumes {default}, but once one is present only the listed ones count, so the "
-                              f"operator no longer shows on {default} clusters. Add '{prefix}{default}: supported' if it runs there.",
-                              severity="warning")
+                listed, _cut = _first_names(names, 40)
+                yield finding(AO, sf, k, f"the CSV lists {what} labels ({listed}) but not {prefix}{default}.", severity="warning",
+                              detail=(f"It lists {', '.join(names)}. " if _cut else "")
+                              + f"Without any {what} label OLM assumes {default}, but once one is present only the listed ones "
+                              f"count, so the operator no longer shows on {default} clusters. Add '{prefix}{default}: supported' "
+                              "if it runs there.")
     ann = csv.annotations()
     for k, _v in (ann.items() if ann is not None else ()):
         ks = text(k)
         if ks and (ks.startswith(ma["arch_prefix"]) or ks.startswith(ma["os_prefix"])):
-            yield finding(AO, sf, k, f"'{ks}' is an annotation, but OLM and the console read architecture and OS support from "
-                          "metadata.labels; as an annotation it has no effect. Move it under metadata.labels.", severity="warning")
+            yield finding(AO, sf, k, f"'{clip(ks)}' is an annotation, but OLM and the console read it from metadata.labels.",
+                          severity="warning", detail="As an annotation it has no effect on architecture and OS support. Move it "
+                          "under metadata.labels.")
 
 
 SUGGESTED = "operatorframework.io/suggested-namespace"
@@ -799,21 +842,26 @@ def suggested_namespace(bundle: Bundle, ctx):
         s = text(ns)
         p = dns_label_problem(s) if s is not None else f"is {ns.type_name()}"
         if p:
-            yield finding(SN, sf, ns, f"the suggested namespace '{shown(ns)}' {p}; the console cannot create it when users install "
-                          "the operator. Write a namespace name such as 'my-operator'.")
+            yield finding(SN, sf, ns, f"the suggested namespace '{shown(ns)}' {p}.",
+                          detail=f"{DNS1123_LABEL_RULE[:1].upper()}{DNS1123_LABEL_RULE[1:]}; the console cannot create it when "
+                          "users install the operator. Write a namespace name such as 'my-operator'.")
     elif ns is not None:
-        yield finding(SN, sf, ns, "operatorframework.io/suggested-namespace is empty; the console would suggest no namespace. Write a namespace name or remove the annotation.")
+        yield finding(SN, sf, ns, f"{SUGGESTED} is empty.",
+                      detail="The console would suggest no namespace. Write a namespace name or remove the annotation.")
     tpl = ann.get(SUGGESTED_T)
     if tpl is None:
         return
     if not (isinstance(tpl, Scalar) and isinstance(tpl.value, str)) or is_blank(tpl):
-        yield finding(SN, sf, tpl, f"{SUGGESTED_T} must be a string holding a JSON Namespace object, not {tpl.type_name()}.")
+        yield finding(SN, sf, tpl, f"{SUGGESTED_T} is {tpl.type_name()}, not a string holding a JSON Namespace object.",
+                      detail="Write the Namespace as JSON text, e.g. '{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", "
+                      "\"metadata\": {\"name\": \"my-operator\"}}'.")
         return
     doc, err = load_json(sf, tpl)
     if err is not None:
-        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.message}; the console JSON.parses it and silently "
-                      "ignores it, so the namespace is not created from the template (nor with its labels and annotations). "
-                      "Fix the JSON at this position.", line=err.line, column=err.column)
+        yield finding(SN, sf, None, f"{SUGGESTED_T} is not valid JSON: {err.reason}.",
+                      detail=err.at() + "The console JSON.parses it and silently ignores it, so the namespace is not created from the "
+                      "template (nor with its labels and annotations). Fix the JSON at this position.",
+                      line=err.line, column=err.column)
         return
     problems = []
     if not isinstance(doc, dict):
@@ -830,15 +878,18 @@ def suggested_namespace(bundle: Bundle, ctx):
         else:
             p = dns_label_problem(name)
             if p:
-                problems.append(f"metadata.name '{name}' {p}")
+                problems.append(f"metadata.name '{clip(name, 40)}' {p}")
     if problems:
-        yield finding(SN, sf, tpl, f"{SUGGESTED_T} is not a valid Namespace: {'; '.join(problems)}. The console creates this object "
-                      "when users install the operator. Write e.g. {\"apiVersion\": \"v1\", \"kind\": \"Namespace\", "
-                      "\"metadata\": {\"name\": \"my-operator\"}}.")
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        yield finding(SN, sf, tpl, f"{SUGGESTED_T} is not a valid Namespace: {problems[0]}{more}.",
+                      detail=(f"All: {'; '.join(problems)}. " if more else "")
+                      + (f"{DNS1123_LABEL_RULE[:1].upper()}{DNS1123_LABEL_RULE[1:]}. " if any("DNS-1123" in p for p in problems) else "")
+                      + "The console creates this object when users install the operator. Write e.g. {\"apiVersion\": \"v1\", "
+                      "\"kind\": \"Namespace\", \"metadata\": {\"name\": \"my-operator\"}}.")
     elif ns is not None:
-        yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set; the console uses the "
-                      "template and ignores the plain name. Keep only the template (or make sure both name the same namespace "
-                      "and accept the duplication).")
+        yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set.",
+                      detail="The console uses the template and ignores the plain name. Keep only the template (or make sure "
+                      "both name the same namespace and accept the duplication).")
 
 
 INTERNAL = "operators.operatorframework.io/internal-objects"
@@ -851,26 +902,27 @@ def _json_string_array(sf, node, key, rule_id):
     console JSON.parses it and drops a value that is not an array of strings)."""
     out = []
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-        out.append(finding(rule_id, sf, node, f"{key} must be a string holding a JSON array of strings (annotations are "
-                           f"strings), not {node.type_name()}; the API server refuses the CSV. Write it as '[\"a\", \"b\"]' in quotes.",
-                           severity="error"))
+        out.append(finding(rule_id, sf, node, f"{key} is {node.type_name()}, not a string holding a JSON array of strings.",
+                           severity="error", detail="Annotations are strings: the API server refuses the CSV. Write it as "
+                           "'[\"a\", \"b\"]' in quotes."))
         return None, out
     doc, err = load_json(sf, node)
     if err is not None:
-        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.message}; the console JSON.parses it and ignores "
-                           "the whole annotation. Write a JSON array of strings such as '[\"a\", \"b\"]'.",
-                           line=err.line, column=err.column))
+        out.append(finding(rule_id, sf, None, f"{key} is not valid JSON: {err.reason}.",
+                           detail=err.at() + "The console JSON.parses it and ignores the whole annotation. Write a JSON array of strings "
+                           "such as '[\"a\", \"b\"]'.", line=err.line, column=err.column))
         return None, out
     if not isinstance(doc, list):
-        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}, so the console ignores it; it must be a JSON array "
-                           "of strings such as '[\"a\", \"b\"]'."))
+        out.append(finding(rule_id, sf, node, f"{key} holds {json_type(doc)}, not a JSON array of strings.",
+                           detail="The console ignores it. Write a JSON array of strings such as '[\"a\", \"b\"]'."))
         return None, out
     items = json_array_items(node.value)
     for off, v in items:
         if not isinstance(v, str):
             ln, col = pos_in(sf, node, off)
-            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}; every entry must be a string (the "
-                               "console ignores the whole annotation otherwise).", line=ln, column=col))
+            out.append(finding(rule_id, sf, None, f"an entry of {key} is {json_type(v)}, not a string.",
+                               detail="Every entry must be a string: the console ignores the whole annotation otherwise.",
+                               line=ln, column=col))
     return [(o, v) for o, v in items if isinstance(v, str)], out
 
 
@@ -911,8 +963,8 @@ def internal_objects(bundle: Bundle, ctx):
             continue
         ln, col = pos_in(sf, node, off)
         hint = f" The owned CRD of kind {name} is '{by_kind[name]}': write that." if name in by_kind else ""
-        yield finding("internal-objects", sf, None, f"'{name}' in {INTERNAL} is not a CRD this CSV owns, so the console hides "
-                      f"nothing for it. Use the owned CRD's name (<plural>.<group>).{hint}",
+        yield finding("internal-objects", sf, None, f"'{clip(name, 40)}' in {INTERNAL} is not a CRD this CSV owns.",
+                      detail=f"The console hides nothing for it. Use the owned CRD's name (<plural>.<group>).{hint}",
                       severity="warning", line=ln, column=col)
 
 
@@ -949,11 +1001,13 @@ def initialization_resource(bundle: Bundle, ctx):
     sf = csv.file
     IR = "initialization-resource"
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-        yield finding(IR, sf, node, f"{INIT} must be a string holding the object (JSON), not {node.type_name()}; the API server "
-                      "refuses the CSV. Write the object as JSON text in a block: '|-' followed by the JSON.", severity="error")
+        yield finding(IR, sf, node, f"{INIT} is {node.type_name()}, not a string holding the object as JSON.", severity="error",
+                      detail="Annotations are strings: the API server refuses the CSV. Write the object as JSON text in a "
+                      "block: '|-' followed by the JSON.")
         return
     if is_blank(node):
-        yield finding(IR, sf, node, f"{INIT} is empty; the console has no resource to offer. Write the object as JSON, or remove the annotation.")
+        yield finding(IR, sf, node, f"{INIT} is empty.",
+                      detail="The console has no resource to offer. Write the object as JSON, or remove the annotation.")
         return
     doc, err = load_json(sf, node)
     if err is not None:
@@ -962,36 +1016,40 @@ def initialization_resource(bundle: Bundle, ctx):
         except yaml.YAMLError:
             doc = None
         if not isinstance(doc, dict):
-            yield finding(IR, sf, None, f"{INIT} is not valid JSON: {err.message}; the console JSON.parses it and silently drops "
-                          "it, so users are never offered the resource. Fix the JSON at this position.",
-                          line=err.line, column=err.column)
+            yield finding(IR, sf, None, f"{INIT} is not valid JSON: {err.reason}.",
+                          detail=err.at() + "The console JSON.parses it and silently drops it, so users are never offered the resource. "
+                          "Fix the JSON at this position.", line=err.line, column=err.column)
             return
         try:
             as_json = json.dumps(doc, separators=(", ", ": "), default=str)
         except (TypeError, ValueError):
             as_json = None
         shown_json = f" Write it as JSON: {as_json}" if as_json and len(as_json) <= 300 else " Write it as JSON."
-        yield finding(IR, sf, node, f"{INIT} is written as YAML, not JSON; the console JSON.parses it and silently drops it, so "
-                      f"users are never offered the {doc.get('kind') or 'resource'} after install.{shown_json}")
+        yield finding(IR, sf, node, f"{INIT} is written as YAML, not JSON.",
+                      detail="The console JSON.parses it and silently drops it, so users are never offered the "
+                      f"{doc.get('kind') or 'resource'} after install.{shown_json}")
     if not isinstance(doc, dict):
-        yield finding(IR, sf, node, f"{INIT} holds {json_type(doc)}; it must be one object with apiVersion, kind and metadata.")
+        yield finding(IR, sf, node, f"{INIT} holds {json_type(doc)}, not one object.",
+                      detail="It must be one object with apiVersion, kind and metadata.")
         return
     av, kind = doc.get("apiVersion"), doc.get("kind")
     if not isinstance(av, str) or not isinstance(kind, str) or not av or not kind:
-        yield finding(IR, sf, node, f"the {INIT} object has no apiVersion or kind; the console cannot tell what to create. Add them.")
+        yield finding(IR, sf, node, f"the {INIT} object has no apiVersion or kind.",
+                      detail="The console cannot tell what to create. Add them.")
         return
     md = doc.get("metadata")
     if err is None and not (isinstance(md, dict) and md.get("name")):
-        yield finding(IR, sf, node, f"the {INIT} object has no metadata.name; the console keeps the resource only when it has "
-                      "a name and silently drops it otherwise. Add \"metadata\": {\"name\": \"...\"}.")
+        yield finding(IR, sf, node, f"the {INIT} object has no metadata.name.",
+                      detail="The console keeps the resource only when it has a name and silently drops it otherwise. Add "
+                      "\"metadata\": {\"name\": \"...\"}.")
     g, v = _gv(av)
     owned = [(og, ov, ok) for _n, og, ov, ok, _e in owned_crds(csv)]
     if (g, v, kind) in owned:
         return
     same = [f"{og}/{ov}" for og, ov, ok in owned if ok == kind]
     hint = f" The CSV owns {kind} as {', '.join(same)}: use that apiVersion." if same else ""
-    yield finding(IR, sf, node, f"the {INIT} is a {kind} ({av}), which is not a CRD this CSV owns; the console cannot create it "
-                  f"for the operator.{hint or ' Use the apiVersion and kind of an owned CRD.'}")
+    yield finding(IR, sf, node, f"the {INIT} is a {clip(kind, 30)} ({clip(av, 30)}), not a CRD this CSV owns.",
+                  detail=f"The console cannot create it for the operator.{hint or ' Use the apiVersion and kind of an owned CRD.'}")
 
 
 VALID_SUB = "operators.openshift.io/valid-subscription"
@@ -1025,7 +1083,8 @@ def valid_subscription(bundle: Bundle, ctx):
     sf = csv.file
     VS = "valid-subscription"
     if is_blank(node) and isinstance(node, Scalar):
-        yield finding(VS, sf, node, f"{VALID_SUB} is empty; it must list the subscriptions that entitle use, e.g. '[\"OpenShift Container Platform\"]'.")
+        yield finding(VS, sf, node, f"{VALID_SUB} is empty.",
+                      detail="It must list the subscriptions that entitle use, e.g. '[\"OpenShift Container Platform\"]'.")
         return
     items, problems = _json_string_array(sf, node, VALID_SUB, VS)
     if problems and items is None and isinstance(node, Scalar) and isinstance(node.value, str) and not node.value.strip().startswith("["):
@@ -1033,13 +1092,13 @@ def valid_subscription(bundle: Bundle, ctx):
         p = problems[0]
         p.line, p.column = node.line, node.col
         if node.value.strip().lower() in ("none", "n/a", "na", "-", "null", "no"):
-            p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console ignores it. An operator that needs no "
-                         "subscription does not set the annotation: remove it.")
+            p.message = f"{VALID_SUB} is '{shown(node, 40)}', not a JSON array."
+            p.detail = "The console ignores it. An operator that needs no subscription does not set the annotation: remove it."
             yield p
             return
         want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
-        p.message = (f"{VALID_SUB} is '{shown(node)}', not a JSON array; the console ignores it, so the operator's page "
-                     f"shows no subscription. Write {want}.")
+        p.message = f"{VALID_SUB} is '{shown(node, 40)}', not a JSON array."
+        p.detail = f"The console ignores it, so the operator's page shows no subscription. Write {want}."
         p.fix = fix_value(sf, node, want, "write a JSON array")
         yield p
         return
@@ -1047,14 +1106,16 @@ def valid_subscription(bundle: Bundle, ctx):
     if items is None:
         return
     if not items and not problems:
-        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list; Red Hat's release policy requires at least one subscription, e.g. '[\"OpenShift Container Platform\"]'.")
+        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.",
+                      detail="Red Hat's release policy requires at least one subscription, e.g. '[\"OpenShift Container Platform\"]'.")
         return
     seen = set()
     for off, s in items:
         ln, col = pos_in(sf, node, off)
         if not s.strip():
-            yield finding(VS, sf, None, f"{VALID_SUB} has an empty entry; name a subscription or remove it.", line=ln, column=col)
-        elif s in seen:
-            yield finding(VS, sf, None, f"'{s}' is listed twice in {VALID_SUB}; the items must be unique. Remove the repetition.",
+            yield finding(VS, sf, None, f"{VALID_SUB} has an empty entry.", detail="Name a subscription or remove it.",
                           line=ln, column=col)
+        elif s in seen:
+            yield finding(VS, sf, None, f"'{clip(s, 50)}' is listed twice in {VALID_SUB}.",
+                          detail="The items must be unique. Remove the repetition.", line=ln, column=col)
         seen.add(s)

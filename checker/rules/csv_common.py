@@ -74,14 +74,19 @@ def is_blank(node: Any) -> bool:
     return False
 
 
+def clip(s: str, limit: int = 60) -> str:
+    """A user's text for a one-sentence message: on one line, control characters escaped,
+    cut to ``limit`` characters with "…" (the detail or the position carries the rest)."""
+    s = s.replace("\n", " ")
+    if _ctl(s):
+        s = "".join(c if not (ord(c) < 0x20 or ord(c) == 0x7F) else f"\\x{ord(c):02x}" for c in s)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
 def shown(node: Any, limit: int = 60) -> str:
     """A short rendering of a value for messages (no Python reprs)."""
     if isinstance(node, Scalar):
-        s = node.raw if node.raw is not None else str(node.value)
-        s = s.replace("\n", " ")
-        if _ctl(s):
-            s = "".join(c if not (ord(c) < 0x20 or ord(c) == 0x7F) else f"\\x{ord(c):02x}" for c in s)
-        return s if len(s) <= limit else s[: limit - 1] + "…"
+        return clip(node.raw if node.raw is not None else str(node.value), limit)
     return node.type_name() if isinstance(node, Node) else str(node)
 
 
@@ -293,10 +298,19 @@ def pos_in(sf: SourceFile, node: Scalar, index: int, positions: Optional[list] =
 
 
 class JsonProblem:
-    def __init__(self, message: str, line: int, column: int):
-        self.message = message
+    """Invalid JSON in a string scalar: ``reason`` (the parser's words), ``where`` (the place
+    inside the JSON text, or ""), ``message`` (both), ``line``/``column`` (in the file)."""
+
+    def __init__(self, reason: str, line: int, column: int, where: str = ""):
+        self.reason = reason
+        self.where = where
+        self.message = f"{reason} ({where})" if where else reason
         self.line = line
         self.column = column
+
+    def at(self) -> str:
+        """A sentence for a finding's detail saying where in the JSON text the error is, or ""."""
+        return f"The error is at {self.where}. " if self.where else ""
 
 
 def load_json(sf: SourceFile, node: Scalar) -> tuple:
@@ -307,7 +321,7 @@ def load_json(sf: SourceFile, node: Scalar) -> tuple:
         return _json(s), None
     except json.JSONDecodeError as e:
         ln, col = pos_in(sf, node, e.pos)
-        return None, JsonProblem(f"{e.msg} (line {e.lineno}, column {e.colno} of the JSON text)", ln, col)
+        return None, JsonProblem(e.msg, ln, col, f"line {e.lineno}, column {e.colno} of the JSON text")
     except (ValueError, RecursionError) as e:  # pragma: no cover - odd numbers, deep nesting
         return None, JsonProblem(str(e), node.line, node.col)
 
@@ -461,11 +475,18 @@ def owned_apiservices(csv: Manifest) -> list:
 
 DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+# what a DNS-1123 label is, for a finding's detail next to ``dns_label_problem``'s words
+DNS1123_LABEL_RULE = ("a DNS-1123 label (a namespace name) consists of lower-case letters, digits and '-', starts and "
+                      "ends with a letter or digit, and has at most 63 characters")
+
+
 def dns_label_problem(s: str) -> Optional[str]:
+    """What is wrong with ``s`` as a DNS-1123 label, in a few words ("is 70 characters long,
+    more than 63"), or None; ``DNS1123_LABEL_RULE`` says what one is."""
     if len(s) > 63:
-        return f"is {len(s)} characters long; at most 63 are allowed"
+        return f"is {len(s)} characters long, more than 63"
     if not DNS1123_LABEL.fullmatch(s):
-        return "must consist of lower-case letters, digits and '-', and start and end with a letter or digit"
+        return "is not a DNS-1123 label"
     return None
 
 

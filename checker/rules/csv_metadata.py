@@ -22,7 +22,7 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
 from .csv_common import (
-    DNS1123_SUBDOMAIN, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, mapping,
+    DNS1123_SUBDOMAIN, clip, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, mapping,
     shown, text, the_csv,
 )
 
@@ -30,13 +30,14 @@ from .csv_common import (
 # names and version
 
 
-def _name_problem(s: str) -> Optional[str]:
+def _name_problem(s: str) -> Optional[tuple]:
+    """(what is wrong, in a few words; why it is wrong, a sentence) for a CSV name, or None."""
     if len(s) > 63:
-        return (f"is {len(s)} characters long; OLM also uses the CSV name as a label value "
-                "(olm.owner), which allows at most 63")
+        return (f"is {len(s)} characters long, more than 63",
+                "OLM also uses the CSV name as a label value (olm.owner), which allows at most 63 characters.")
     if not DNS1123_SUBDOMAIN.fullmatch(s):
-        return ("is not a valid Kubernetes object name (DNS-1123: lower-case letters, digits, '-' "
-                "and '.', starting and ending with a letter or digit)")
+        return ("is not a valid Kubernetes object name (DNS-1123)",
+                "A DNS-1123 name has lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.")
     return None
 
 
@@ -85,18 +86,22 @@ def csv_name(bundle: Bundle, ctx):
     if isinstance(n, Scalar) and isinstance(n.value, str) and n.value:
         p = _name_problem(n.value)
         if p:
-            yield finding("csv-name", sf, n, f"the CSV name '{n.value}' {p}. The API server and catalog CI refuse it. "
-                          "Use '<package>.v<version>' in lower case, e.g. 'my-operator.v1.2.3'.")
+            yield finding("csv-name", sf, n, f"the CSV name '{clip(n.value, 70)}' {p[0]}.",
+                          detail=f"{p[1]} The API server and catalog CI refuse it. Use '<package>.v<version>' in lower case, "
+                          "e.g. 'my-operator.v1.2.3'.")
     sp = csv.spec()
     r = sp.get("replaces") if sp is not None else None
     if isinstance(r, Scalar) and r.value is not None and not (isinstance(r.value, str) and not r.value.strip()):
         if not isinstance(r.value, str):
-            yield finding("csv-name", sf, r, f"spec.replaces must be the name of the CSV this one replaces (a string), not {r.type_name()}.")
+            yield finding("csv-name", sf, r, f"spec.replaces is {r.type_name()}, not the name of a CSV (a string).",
+                          detail="spec.replaces is the name of the CSV this one replaces. Write the exact metadata.name of the "
+                          "previous bundle's CSV.")
         else:
             p = _name_problem(r.value)
             if p:
-                yield finding("csv-name", sf, r, f"spec.replaces '{r.value}' {p}, so it can never match a CSV and the upgrade "
-                              "edge is lost. Write the exact metadata.name of the previous bundle's CSV.")
+                yield finding("csv-name", sf, r, f"spec.replaces '{clip(r.value)}' {p[0]}.",
+                              detail=f"{p[1]} It can never match a CSV, so the upgrade edge is lost. Write the exact "
+                              "metadata.name of the previous bundle's CSV.")
 
 
 _CONVENTION = re.compile(r"(?P<op>.+?)\.v(?P<ver>\d.*)")
@@ -144,13 +149,14 @@ def csv_name_convention(bundle: Bundle, ctx):
         prefix = pkg or (m.group("op") if m else re.sub(r"[.-]?v?\d+(\.\d+)*([-+].*)?$", "", name) or name)
         want = f"{prefix}.v{version}" if version else f"{prefix}.v<semver>"
         yield finding("csv-name-convention", csv.file, n,
-                      f"the CSV name '{name}' does not follow the convention '<package>.v<semver>'; catalog tooling and "
-                      f"readers of the upgrade graph expect it. Name it '{want}'.")
+                      f"the CSV name '{clip(name)}' does not follow the convention '<package>.v<semver>'.",
+                      detail=f"Catalog tooling and readers of the upgrade graph expect it. Name it '{want}'.")
         return
     if version and m.group("ver") != version:
         yield finding("csv-name-convention", csv.file, n,
-                      f"the CSV name '{name}' says version {m.group('ver')} but spec.version is {version}; the upgrade graph "
-                      f"then shows a version the bundle is not. Name it '{m.group('op')}.v{version}', or fix spec.version.")
+                      f"the CSV name '{clip(name)}' says version {clip(m.group('ver'), 30)} but spec.version is {clip(version, 30)}.",
+                      detail=f"The upgrade graph then shows a version the bundle is not. Name it '{m.group('op')}.v{version}', "
+                      "or fix spec.version.")
 
 
 @rule("csv-version", "error", "spec.version is not a semantic version", category="csv", refused_by=[
@@ -188,12 +194,14 @@ def csv_version(bundle: Bundle, ctx):
         return
     sf = csv.file
     if not isinstance(v, Scalar):
-        yield finding("csv-version", sf, v, f"spec.version must be a semantic version string such as \"1.2.3\", not {v.type_name()}.")
+        yield finding("csv-version", sf, v, f"spec.version is {v.type_name()}, not a semantic version string.",
+                      detail="OLM reads the version as a string. Write a semantic version such as \"1.2.3\".")
         return
     if not isinstance(v.value, str):
         yield finding("csv-version", sf, v,
-                      f"spec.version is {v.type_name()} ({v.raw}) here: YAML reads an unquoted {v.raw} as a number, and OLM "
-                      f"needs a semantic version string. Write a full version such as \"{_semverish(v.raw)}\".",
+                      f"spec.version is {v.type_name()} ({clip(v.raw, 30)}): YAML reads an unquoted {clip(v.raw, 30)} as a number, "
+                      "not a version string.",
+                      detail=f"OLM needs a semantic version string. Write a full version such as \"{_semverish(v.raw)}\".",
                       fix=fix_value(sf, v, dq(_semverish(v.raw)), "write spec.version as a semver string"))
         return
     s = v.value
@@ -201,17 +209,21 @@ def csv_version(bundle: Bundle, ctx):
         return
     fix = None
     hint = ""
+    what = ""
     if s[:1] in ("v", "V") and is_semver(s[1:]):
+        what = f": it has a leading '{s[0]}'"
         hint = f" Drop the leading 'v': {s[1:]}."
         fix = fix_value(sf, v, s[1:] if v.style is None else dq(s[1:]), "drop the leading v")
     elif s.strip() != s and is_semver(s.strip()):
+        what = ": it has spaces around it"
         hint = f" Remove the surrounding spaces: {s.strip()}."
         fix = fix_value(sf, v, s.strip(), "remove the spaces")
     else:
         hint = f" For example: {_semverish(s)}."
-    yield finding("csv-version", sf, v,
-                  f"spec.version '{s}' is not a semantic version (MAJOR.MINOR.PATCH[-prerelease][+build], numbers without "
-                  f"leading zeros); the catalog CI's semver check fails it and tools that order bundles strictly cannot place it.{hint}", fix=fix)
+    yield finding("csv-version", sf, v, f"spec.version '{clip(s)}' is not a semantic version{what}.",
+                  detail="A semantic version is MAJOR.MINOR.PATCH[-prerelease][+build], numbers without leading zeros; the "
+                  f"catalog CI's semver check fails anything else and tools that order bundles strictly cannot place it.{hint}",
+                  fix=fix)
 
 
 def _semverish(s: str) -> str:
@@ -253,9 +265,9 @@ def csv_version_directory(bundle: Bundle, ctx):
             return
     if s != bundle.version_dir:
         yield finding("csv-version-directory", csv.file, v,
-                      f"the bundle sits in the directory '{bundle.version_dir}' but its spec.version is '{s}'; catalog CI "
-                      f"requires operators/{bundle.operator}/<spec.version>/. Rename the directory to '{s}', or correct "
-                      "spec.version.")
+                      f"the bundle sits in the directory '{clip(bundle.version_dir, 40)}' but its spec.version is '{clip(s, 40)}'.",
+                      detail=f"Catalog CI requires operators/{bundle.operator}/<spec.version>/. Rename the directory to '{s}', "
+                      "or correct spec.version.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -306,7 +318,7 @@ def csv_required_fields(bundle: Bundle, ctx):
     installModes), OLM (no install strategy) and, in `certified`, Red Hat certification. A
     `spec` that is null or not a mapping is one error at the `spec` key naming them all.
 
-    Fix: add the field (see the message for the expected shape).
+    Fix: add the field (the finding's detail gives the expected shape).
 
     Bad:
         spec:
@@ -323,12 +335,14 @@ def csv_required_fields(bundle: Bundle, ctx):
           install: {strategy: deployment, spec: {deployments: [...]}}
     """
     optional = {str(x) for x in (ctx.option("csv-required-fields", "optional") or [])}
-    for f in _required(bundle, ctx):
-        if f is not None and f.message.split(" is missing", 1)[0].replace("the ", "").replace(" annotation", "") not in optional:
+    for field_name, f in _required(bundle, ctx):
+        if f is not None and field_name not in optional:
             yield f
 
 
 def _required(bundle: Bundle, ctx):
+    """(the missing field's name as ``options: {csv-required-fields: {optional: [...]}}`` names
+    it, e.g. "spec.labels" or "capabilities", or None for a malformed value; the finding)."""
     csv = the_csv(bundle)
     if csv is None:
         return
@@ -337,17 +351,20 @@ def _required(bundle: Bundle, ctx):
     md = csv.metadata
     RF = "csv-required-fields"
 
-    def missing(node, what, why, how, severity=None):
-        return finding(RF, sf, node, f"{what} is missing: {why}. {how}", severity=severity)
+    def missing(node, what, why, how, severity=None, name=None):
+        # name: the field as the optional option names it (what, unless what says more)
+        return (name or what, finding(RF, sf, node, f"{what} is missing.", severity=severity,
+                                      detail=f"{why[:1].upper()}{why[1:]}. {how}"))
 
     if md is not None and md.get("name") is None and md.get("generateName") is not None:
         yield missing(md, "metadata.name", "OLM identifies the CSV, its upgrade edges and everything it installs by it "
                       "(generateName is not enough)", "Add 'name: <package>.v<version>'.")
     spn = root.get("spec")
     if spn is None:
-        yield finding(RF, sf, root, "the CSV has no spec: the API server refuses a CSV without spec.displayName and "
-                      "spec.install, and OLM has no version, install strategy or install modes to work with. Add spec "
-                      "(operator-sdk generate bundle writes it).", severity="error")
+        yield None, finding(RF, sf, root, "the CSV has no spec.", severity="error",
+                            detail="The API server refuses a CSV without spec.displayName and spec.install, and OLM has no "
+                            "version, install strategy or install modes to work with. Add spec (operator-sdk generate "
+                            "bundle writes it).")
         return
     sp = mapping(spn)
     if sp is None:
@@ -356,17 +373,18 @@ def _required(bundle: Bundle, ctx):
         needed = ["version", "displayName", "description", "provider.name", "maintainers", "install", "installModes"]
         if ctx.profile in ("community", "operatorhub"):
             needed += ["icon", "links"]
-        yield finding(RF, sf, root.key_node("spec") or spn,
-                      f"spec is {what}, so the CSV has none of the fields it requires ({', '.join('spec.' + n for n in needed)}): "
-                      "the API server refuses a CSV without spec.displayName and spec.install, and OLM has nothing to install. "
-                      "Write spec as a mapping with these fields (operator-sdk generate bundle writes it).", severity="error")
+        yield None, finding(RF, sf, root.key_node("spec") or spn,
+                            f"spec is {what}, so the CSV has none of the fields it requires.", severity="error",
+                            detail=f"It requires {', '.join('spec.' + n for n in needed)}; the API server refuses a CSV "
+                            "without spec.displayName and spec.install, and OLM has nothing to install. Write spec as a "
+                            "mapping with these fields (operator-sdk generate bundle writes it).")
         return
 
     def need(key, what, why, how, severity=None):
         v = sp.get(key)
         if is_blank(v):
             return missing(sp if v is None else v, what, why, how, severity)
-        return None
+        return None, None
 
     checks = [
         ("version", "spec.version", "OLM orders bundles and resolves upgrades by it", "Add 'version: 1.2.3' (a semantic version)."),
@@ -383,7 +401,7 @@ def _required(bundle: Bundle, ctx):
         if key == "installModes" and isinstance(sp.get(key), Sequence):
             continue  # an empty list is install-modes' finding
         f = need(key, what, why, how)
-        if f:
+        if f[1]:
             yield f
     prov = sp.get("provider")
     if is_blank(prov):
@@ -396,46 +414,54 @@ def _required(bundle: Bundle, ctx):
     inst = sp.get("install")
     if is_blank(inst):
         yield missing(sp if inst is None else inst, "spec.install (the install strategy)", "OLM has no deployment to create",
-                      "Add 'install: {strategy: deployment, spec: {deployments: [...], permissions: [...]}}'.")
+                      "Add 'install: {strategy: deployment, spec: {deployments: [...], permissions: [...]}}'.", name="spec.install")
     elif not isinstance(inst, Mapping):
-        yield finding(RF, sf, inst, f"spec.install must be a mapping with 'strategy: deployment' and 'spec.deployments', not {inst.type_name()}; OLM cannot install the operator.")
+        yield None, finding(RF, sf, inst, f"spec.install is {inst.type_name()}, not a mapping with 'strategy: deployment' and "
+                            "'spec.deployments'.",
+                            detail="OLM cannot install the operator. Write 'install: {strategy: deployment, spec: "
+                            "{deployments: [...], permissions: [...]}}'.")
     else:
         st = inst.get("strategy")
         if is_blank(st):
             yield missing(inst if st is None else st, "spec.install.strategy", "OLM only knows the 'deployment' strategy and refuses a CSV without one",
                           "Add 'strategy: deployment'.")
         elif text(st) != "deployment":
-            yield finding(RF, sf, st, f"spec.install.strategy is '{shown(st)}'; OLM only supports 'deployment' and cannot install anything else. Write 'strategy: deployment'.")
+            yield None, finding(RF, sf, st, f"spec.install.strategy is '{shown(st)}', not 'deployment'.",
+                                detail="OLM only supports 'deployment' and cannot install anything else. Write 'strategy: deployment'.")
         ispec = inst.get("spec")
         if is_blank(ispec):
             yield missing(inst if ispec is None else ispec, "spec.install.spec", "it holds the deployments and permissions OLM creates",
                           "Add 'spec: {deployments: [...]}' under install.")
         elif not isinstance(ispec, Mapping):
-            yield finding(RF, sf, ispec, f"spec.install.spec must be a mapping with deployments, not {ispec.type_name()}.")
+            yield None, finding(RF, sf, ispec, f"spec.install.spec is {ispec.type_name()}, not a mapping with deployments.",
+                                detail="It holds the deployments and permissions OLM creates. Write 'spec: {deployments: [...]}' "
+                                "under install.")
         else:
             deps = ispec.get("deployments")
             if is_blank(deps):
                 yield missing(ispec if deps is None else deps, "spec.install.spec.deployments", "OLM has no operator deployment to create",
                               "Add at least one deployment: '- name: <operator>-controller-manager' with its 'spec'.")
             elif not isinstance(deps, Sequence):
-                yield finding(RF, sf, deps, f"spec.install.spec.deployments must be a list of deployments, not {deps.type_name()}.")
+                yield None, finding(RF, sf, deps, f"spec.install.spec.deployments is {deps.type_name()}, not a list of deployments.",
+                                    detail="OLM has no operator deployment to create. Write a list: '- name: "
+                                    "<operator>-controller-manager' with its 'spec'.")
     if ctx.profile in ("community", "operatorhub"):
         f = need("icon", "spec.icon", "the catalog's CI fails without it and the console shows a placeholder",
                  "Add 'icon: [{base64data: <base64 of a PNG/SVG>, mediatype: image/png}]'.")
-        if f:
+        if f[1]:
             yield f
         f = need("links", "spec.links", "the catalog's CI fails without at least one link",
                  "Add 'links: [{name: Documentation, url: https://...}]'.")
-        if f:
+        if f[1]:
             yield f
     f = need("keywords", "spec.keywords", "the documentation requires them and OperatorHub search uses them",
              "Add 'keywords: [<word>, ...]'.", severity="warning")
-    if f:
+    if f[1]:
         yield f
     f = need("labels", "spec.labels", "the CSV documentation lists it as required, though nothing reads it (info: 87% of the "
              "community catalog's bundles have none)", "Add 'labels: {operated-by: <operator>}' if you want to follow the documentation.",
              severity="info")
-    if f:
+    if f[1]:
         yield f
     ann = csv.annotations()
     anchor = ann if ann is not None else (md if md is not None else root)
@@ -444,7 +470,7 @@ def _required(bundle: Bundle, ctx):
         yield missing(anchor if cap is None else cap, "the capabilities annotation",
                       "the console shows the operator's capability level from it (and assumes Basic Install without it)",
                       f"Add 'capabilities: Basic Install' (one of {', '.join(data()['capabilities'])}) under metadata.annotations.",
-                      severity="warning")
+                      severity="warning", name="capabilities")
     if ctx.profile == "certified":
         for key, why in (("categories", "the Red Hat Ecosystem Catalog files the operator by it"),
                          ("description", "the OperatorHub tile shows this short description"),
@@ -455,7 +481,7 @@ def _required(bundle: Bundle, ctx):
             v = ann.get(key) if ann is not None else None
             if is_blank(v):
                 yield missing(anchor if v is None else v, f"the {key} annotation", why + " (Red Hat certification requirement)",
-                              f"Add '{key}: ...' under metadata.annotations.")
+                              f"Add '{key}: ...' under metadata.annotations.", name=key)
 
 
 _EMAIL = re.compile(
@@ -468,7 +494,7 @@ def email_problem(s: str) -> Optional[str]:
     if s != s.strip():
         return "has spaces around it"
     if "<" in s or ">" in s:
-        return "holds a display name or angle brackets (the name goes in 'name')"
+        return "holds a display name or angle brackets"
     if not _EMAIL.fullmatch(s) or len(s) > 254 or len(s.split("@", 1)[0]) > 64:
         return "is not an e-mail address (local-part@domain.tld)"
     return None
@@ -484,7 +510,7 @@ def url_problem(s: str) -> Optional[str]:
     except ValueError:
         return "is not a URL"
     if u.scheme not in ("http", "https"):
-        return "needs an http:// or https:// scheme" if not u.scheme or "." in u.scheme else f"uses the scheme '{u.scheme}:'; links must be http(s)"
+        return "needs an http:// or https:// scheme" if not u.scheme or "." in u.scheme else f"uses the scheme '{clip(u.scheme, 20)}:', not http(s)"
     if not host:
         return "has no host name"
     if ":" not in host and not _HOST.fullmatch(host):
@@ -553,7 +579,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
     Why: the console renders these on OperatorHub (a broken icon, a title cut off on the
     tile, a link that goes nowhere); the catalog's CI fails the pull request for the errors.
 
-    Fix: correct the value as the message says.
+    Fix: correct the value as the finding's detail says.
 
     Bad:
         spec:
@@ -582,143 +608,148 @@ def csv_metadata_format(bundle: Bundle, ctx):
     if not is_blank(dn):
         s = text(dn)
         if s is None:
-            yield finding(MF, sf, dn, f"spec.displayName must be a string (the operator's name in the console), not {dn.type_name()}; "
-                          "the API server refuses the CSV.", severity="error")
+            yield finding(MF, sf, dn, f"spec.displayName is {dn.type_name()}, not a string.", severity="error",
+                          detail="It is the operator's name in the console; the API server refuses the CSV. Write the name as a string.")
         else:
             n = len(s.strip())
             lo, hi = lim["display_name"]["min"], lim["display_name"]["max"]
             if n > hi:
-                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long; the community catalog documents {lo} to {hi} "
-                              "characters for the name OperatorHub shows, but its CI check matches only the first characters and "
-                              "accepts longer names (a warning). Shorten it to the product name, e.g. 'Example Operator', and move "
-                              "the rest into the description.", severity="warning")
+                yield finding(MF, sf, dn, f"spec.displayName is {n} characters long, more than {hi}.", severity="warning",
+                              detail=f"The community catalog documents {lo} to {hi} characters for the name OperatorHub shows, but "
+                              "its CI check matches only the first characters and accepts longer names (a warning). Shorten it to "
+                              "the product name, e.g. 'Example Operator', and move the rest into the description.")
             elif not re.match(r".{%d}" % lo, s):
-                yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters; the catalog CI's "
-                              "required-fields check fails it. Write the operator's readable name.", severity="error")
+                yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters.", severity="error",
+                              detail="The catalog CI's required-fields check fails it. Write the operator's readable name.")
             elif n < lo:
-                yield finding(MF, sf, dn, f"spec.displayName '{s.strip()}' has fewer than {lo} characters besides spaces; the catalog "
-                              "CI counts the spaces and accepts it, but the console shows an unreadable name. Write the operator's "
-                              "readable name.", severity="warning")
+                yield finding(MF, sf, dn, f"spec.displayName '{clip(s.strip())}' has fewer than {lo} characters besides spaces.",
+                              severity="warning", detail="The catalog CI counts the spaces and accepts it, but the console shows an "
+                              "unreadable name. Write the operator's readable name.")
     de = sp.get("description")
     if not is_blank(de):
         s = text(de)
         dmin = lim["description"]["min"]
         if s is None:
-            yield finding(MF, sf, de, f"spec.description must be a string (Markdown), not {de.type_name()}; the API server refuses the CSV.",
-                          severity="error")
+            yield finding(MF, sf, de, f"spec.description is {de.type_name()}, not a string (Markdown).", severity="error",
+                          detail="The API server refuses the CSV. Write the description as a string.")
         elif len(s) < dmin:
-            yield finding(MF, sf, de, f"spec.description has {len(s)} characters; the catalog CI's required-fields check requires at "
-                          f"least {dmin}, and the console's operator page shows little else. Describe what the operator manages and "
-                          "how to start.", severity="error")
+            yield finding(MF, sf, de, f"spec.description has {len(s)} characters; at least {dmin} are required.", severity="error",
+                          detail=f"The catalog CI's required-fields check requires at least {dmin}, and the console's operator page "
+                          "shows little else. Describe what the operator manages and how to start.")
         elif len(s.strip()) < dmin:
-            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters besides surrounding spaces; the catalog CI "
-                          "counts the spaces and accepts it, but the console's operator page shows almost nothing. Describe what the "
-                          "operator manages and how to start.", severity="warning")
+            yield finding(MF, sf, de, f"spec.description has {len(s.strip())} characters besides surrounding spaces, fewer than {dmin}.",
+                          severity="warning", detail="The catalog CI counts the spaces and accepts it, but the console's operator "
+                          "page shows almost nothing. Describe what the operator manages and how to start.")
     prov = sp.get("provider")
     if not is_blank(prov):
         if not isinstance(prov, Mapping):
-            yield finding(MF, sf, prov, f"spec.provider must be a mapping such as '{{name: Example Inc.}}', not {prov.type_name()}; "
-                          "the API server refuses the CSV.", severity="error")
+            yield finding(MF, sf, prov, f"spec.provider is {prov.type_name()}, not a mapping such as '{{name: Example Inc.}}'.",
+                          severity="error", detail="The API server refuses the CSV. Write 'provider: {name: <company or project>}'.")
         else:
             pn = prov.get("name")
             if not is_blank(pn):
                 s = text(pn)
                 pmin = lim["provider_name"]["min"]
                 if s is None:
-                    yield finding(MF, sf, pn, f"spec.provider.name must be a string, not {pn.type_name()}; the API server refuses the CSV.",
-                                  severity="error")
+                    yield finding(MF, sf, pn, f"spec.provider.name is {pn.type_name()}, not a string.", severity="error",
+                                  detail="The API server refuses the CSV. Write the company or project name as a string.")
                 elif not re.match(r".{%d}" % pmin, s):
-                    yield finding(MF, sf, pn, f"spec.provider.name '{shown(pn)}' is shorter than {pmin} characters; the catalog CI's "
-                                  "required-fields check fails it. Write the company or project name.", severity="error")
+                    yield finding(MF, sf, pn, f"spec.provider.name '{shown(pn)}' is shorter than {pmin} characters.", severity="error",
+                                  detail="The catalog CI's required-fields check fails it. Write the company or project name.")
                 elif len(s.strip()) < pmin:
-                    yield finding(MF, sf, pn, f"spec.provider.name '{s.strip()}' has fewer than {pmin} characters besides spaces; "
-                                  "the catalog CI counts the spaces and accepts it. Write the company or project name.",
-                                  severity="warning")
+                    yield finding(MF, sf, pn, f"spec.provider.name '{clip(s.strip())}' has fewer than {pmin} characters besides spaces.",
+                                  severity="warning", detail="The catalog CI counts the spaces and accepts it. Write the company or "
+                                  "project name.")
             pu = prov.get("url")
             if not is_blank(pu):
                 s = text(pu)
                 p = url_problem(s) if s is not None else f"is {pu.type_name()}, not a URL"
                 if p:
-                    yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}; the console turns it into a link that does not "
-                                  "work (nothing refuses it, hence a warning). Write a full URL such as https://example.com.",
-                                  severity="warning", fix=fix_value(sf, pu, "https://" + s, "add https://")
+                    yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}.", severity="warning",
+                                  detail="The console turns it into a link that does not work (nothing refuses it, hence a warning). "
+                                  "Write a full URL such as https://example.com.", fix=fix_value(sf, pu, "https://" + s, "add https://")
                                   if s and p.startswith("needs an http") and "://" not in s else None)
 
     mt = sp.get("maintainers")
     if not is_blank(mt):
         if not isinstance(mt, Sequence):
-            yield finding(MF, sf, mt, f"spec.maintainers must be a list of '{{name, email}}' entries, not {mt.type_name()}; the API "
-                          "server refuses the CSV and the catalog CI's required-fields check fails it.", severity="error")
+            yield finding(MF, sf, mt, f"spec.maintainers is {mt.type_name()}, not a list of '{{name, email}}' entries.", severity="error",
+                          detail="The API server refuses the CSV and the catalog CI's required-fields check fails it. Write "
+                          "'maintainers: [{name: <team>, email: <address>}]'.")
         else:
             for item in mt:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"each maintainer must be a mapping with name and email, not {item.type_name()}; the "
-                                  "API server refuses the CSV.", severity="error")
+                    yield finding(MF, sf, item, f"a maintainer is {item.type_name()}, not a mapping with name and email.", severity="error",
+                                  detail="The API server refuses the CSV. Write '{name: <person or team>, email: <address>}'.")
                     continue
                 nm, em = item.get("name"), item.get("email")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name; operator-sdk's validator and the "
-                                  "catalog CI require both name and email. Add 'name: <person or team>'.", severity="error")
+                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name.", severity="error",
+                                  detail="operator-sdk's validator and the catalog CI require both name and email. Add "
+                                  "'name: <person or team>'.")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the maintainer's name must be a string, not {nm.type_name()}; the API server refuses the CSV.",
-                                  severity="error")
+                    yield finding(MF, sf, nm, f"the maintainer's name is {nm.type_name()}, not a string.", severity="error",
+                                  detail="The API server refuses the CSV. Write the name as a string.")
                 if is_blank(em):
-                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email; operator-sdk's validator and the "
-                                  "catalog CI require both name and email. Add 'email: <address>'.", severity="error")
+                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email.", severity="error",
+                                  detail="operator-sdk's validator and the catalog CI require both name and email. Add "
+                                  "'email: <address>'.")
                 else:
                     s = text(em)
                     if s is None:
-                        yield finding(MF, sf, em, f"the maintainer email must be a string, not {em.type_name()}; the API server refuses "
-                                      "the CSV.", severity="error")
+                        yield finding(MF, sf, em, f"the maintainer email is {em.type_name()}, not a string.", severity="error",
+                                      detail="The API server refuses the CSV. Write an address such as team@example.com.")
                         continue
                     goerr = go_mail_address_error(s)
                     if goerr:
-                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' is not an e-mail address Go's mail parser accepts; "
-                                      "operator-sdk's operatorhub validator, run by the catalog CI, fails it and users cannot reach you. "
-                                      "Write an address such as team@example.com.", severity="error")
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' is not an e-mail address Go's mail parser accepts.",
+                                      severity="error", detail="operator-sdk's operatorhub validator, run by the catalog CI, fails it, "
+                                      "and users cannot reach you. Write an address such as team@example.com.")
                         continue
                     p = email_problem(s)
                     if p:
-                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}; Go's address parser, which operator-sdk's "
-                                      "validator uses, accepts it (a warning), but mail clients and readers may not. Write a plain "
-                                      "address such as team@example.com.", severity="warning")
+                        yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' {p}.", severity="warning",
+                                      detail=("The name goes in 'name'. " if "display name" in p else "")
+                                      + "Go's address parser, which operator-sdk's validator uses, accepts it (a warning), but "
+                                      "mail clients and readers may not. Write a plain address such as team@example.com.")
 
     lk = sp.get("links")
     if not is_blank(lk):
         if not isinstance(lk, Sequence):
-            yield finding(MF, sf, lk, f"spec.links must be a list of '{{name, url}}' entries, not {lk.type_name()}; the API server "
-                          "refuses the CSV and the catalog CI's required-fields check fails it.", severity="error")
+            yield finding(MF, sf, lk, f"spec.links is {lk.type_name()}, not a list of '{{name, url}}' entries.", severity="error",
+                          detail="The API server refuses the CSV and the catalog CI's required-fields check fails it. Write "
+                          "'links: [{name: Documentation, url: https://...}]'.")
         else:
             for item in lk:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"each link must be a mapping with name and url, not {item.type_name()}; the API "
-                                  "server refuses the CSV.", severity="error")
+                    yield finding(MF, sf, item, f"a link is {item.type_name()}, not a mapping with name and url.", severity="error",
+                                  detail="The API server refuses the CSV. Write '{name: Documentation, url: https://...}'.")
                     continue
                 nm, u = item.get("name"), item.get("url")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this link has no name; the console shows the name as the link "
-                                  "text, and operator-sdk's validator (run by the catalog CI) requires it. Add 'name: Documentation' "
-                                  "(or what it is).", severity="error")
+                    yield finding(MF, sf, item if nm is None else nm, "this link has no name.", severity="error",
+                                  detail="The console shows the name as the link text, and operator-sdk's validator (run by the "
+                                  "catalog CI) requires it. Add 'name: Documentation' (or what it is).")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the link's name must be a string, not {nm.type_name()}; the API server refuses the CSV.",
-                                  severity="error")
+                    yield finding(MF, sf, nm, f"the link's name is {nm.type_name()}, not a string.", severity="error",
+                                  detail="The API server refuses the CSV. Write the name as a string.")
                 if is_blank(u):
-                    yield finding(MF, sf, item if u is None else u, "this link has no url; operator-sdk's validator (run by the "
-                                  "catalog CI) requires it. Add 'url: https://...'.", severity="error")
+                    yield finding(MF, sf, item if u is None else u, "this link has no url.", severity="error",
+                                  detail="operator-sdk's validator (run by the catalog CI) requires it. Add 'url: https://...'.")
                     continue
                 s = text(u)
                 if s is None:
-                    yield finding(MF, sf, u, f"the link URL must be a string, not {u.type_name()}; the API server refuses the CSV.",
-                                  severity="error")
+                    yield finding(MF, sf, u, f"the link URL is {u.type_name()}, not a string.", severity="error",
+                                  detail="The API server refuses the CSV. Write a full URL such as https://example.com/docs.")
                     continue
                 goerr = go_request_uri_error(s)
                 if goerr:
                     fix = None
                     if goerr == "invalid URI for request" and _HOST.match(s) and "://" not in s and "." in s.split("/", 1)[0]:
                         fix = fix_value(sf, u, "https://" + s, "add https://")
-                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' is refused by Go's URL parser ({_GO_URL_WHY.get(goerr, goerr)}); operator-sdk's "
-                                  "operatorhub validator, run by the catalog CI, fails it. Write a full URL such as "
-                                  "https://example.com/docs.", severity="error", fix=fix)
+                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' is refused by Go's URL parser: {_GO_URL_WHY.get(goerr, goerr)}.",
+                                  severity="error", detail="operator-sdk's operatorhub validator, run by the catalog CI, fails it. "
+                                  "Write a full URL such as https://example.com/docs.", fix=fix)
                     continue
                 p = url_problem(s)
                 if p:
@@ -726,10 +757,10 @@ def csv_metadata_format(bundle: Bundle, ctx):
                     if " " in s.strip() and s == s.strip():
                         fix = fix_value(sf, u, s.replace(" ", "%20") if u.style is None else dq(s.replace(" ", "%20")),
                                         "encode the spaces")
-                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}; operator-sdk's validator accepts it (Go's parser takes "
-                                  "spaces in a path), so nothing refuses it, but the console's link may not lead where you meant. "
-                                  "Write a full http(s) URL" + (" with %20 for each space." if fix else ", e.g. https://example.com/docs."),
-                                  severity="warning", fix=fix)
+                    yield finding(MF, sf, u, f"the link URL '{shown(u)}' {p}.", severity="warning",
+                                  detail="operator-sdk's validator accepts it (Go's parser takes spaces in a path), so nothing refuses "
+                                  "it, but the console's link may not lead where you meant. Write a full http(s) URL"
+                                  + (" with %20 for each space." if fix else ", e.g. https://example.com/docs."), fix=fix)
 
     yield from _icon(sf, sp.get("icon"))
 
@@ -740,17 +771,18 @@ def csv_metadata_format(bundle: Bundle, ctx):
             if isinstance(kw, Scalar) and isinstance(kw.value, str):
                 words = [w.strip() for w in kw.value.split(",") if w.strip()]
                 fix = fix_value(sf, kw, "[" + ", ".join(dq(w) for w in words) + "]", "write keywords as a list")
-            yield finding(MF, sf, kw, f"spec.keywords must be a list of words, not {kw.type_name()}; the API server refuses the CSV. "
-                          "Write '[word, word]'.", severity="error", fix=fix)
+            yield finding(MF, sf, kw, f"spec.keywords is {kw.type_name()}, not a list of words.", severity="error",
+                          detail="The API server refuses the CSV. Write '[word, word]'.", fix=fix)
         else:
             for w in kw:
                 if isinstance(w, Scalar) and isinstance(w.value, str):
                     if not w.value.strip():
-                        yield finding(MF, sf, w, "this keyword is empty; OperatorHub search gains nothing from it (nothing refuses "
-                                      "it, hence a warning). Remove it or write a word.", severity="warning")
+                        yield finding(MF, sf, w, "this keyword is empty.", severity="warning",
+                                      detail="OperatorHub search gains nothing from it (nothing refuses it, hence a warning). Remove "
+                                      "it or write a word.")
                 else:
-                    yield finding(MF, sf, w, f"each keyword must be a string, not {w.type_name()}; the API server refuses the CSV. "
-                                  "Quote it.", severity="error")
+                    yield finding(MF, sf, w, f"a keyword is {w.type_name()}, not a string.", severity="error",
+                                  detail="The API server refuses the CSV. Quote it.")
 
 
 _NO_SPACE = {ord(c): None for c in string.whitespace}
@@ -778,55 +810,63 @@ def _icon(sf, icon):
         return
     mediatypes = data()["icon_mediatypes"]
     if not isinstance(icon, Sequence):
-        yield finding(MF, sf, icon, f"spec.icon must be a list with one entry '{{base64data, mediatype}}', not {icon.type_name()}; the API server refuses the CSV. Put '- ' before base64data.",
-                      severity="error")
+        yield finding(MF, sf, icon, f"spec.icon is {icon.type_name()}, not a list with one entry '{{base64data, mediatype}}'.",
+                      severity="error", detail="The API server refuses the CSV. Put '- ' before base64data.")
         return
     if len(icon) > 1:
-        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries; the console shows only the first and operator-sdk's operatorhub validator (run by the catalog CI) fails more than one. Keep one icon.",
-                      severity="error")
+        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries, not one.", severity="error",
+                      detail="The console shows only the first, and operator-sdk's operatorhub validator (run by the catalog CI) "
+                      "fails more than one. Keep one icon.")
     entry = icon.items[0]
     if not isinstance(entry, Mapping):
-        yield finding(MF, sf, entry, f"the icon must be a mapping with base64data and mediatype, not {entry.type_name()}; the API server refuses the CSV.",
-                      severity="error")
+        yield finding(MF, sf, entry, f"the icon is {entry.type_name()}, not a mapping with base64data and mediatype.", severity="error",
+                      detail="The API server refuses the CSV. Write '- {base64data: <base64 of the image>, mediatype: image/png}'.")
         return
     b64, mt = entry.get("base64data"), entry.get("mediatype")
     mts = text(mt)
     if is_blank(mt):
-        yield finding(MF, sf, entry if mt is None else mt, f"the icon has no mediatype; the console cannot show it, the API server refuses an icon without one and the catalog CI fails it. Add 'mediatype: image/png' (or {', '.join(mediatypes)}).",
-                      severity="error")
+        yield finding(MF, sf, entry if mt is None else mt, "the icon has no mediatype.", severity="error",
+                      detail="The console cannot show it, the API server refuses an icon without one and the catalog CI fails it. "
+                      f"Add 'mediatype: image/png' (or {', '.join(mediatypes)}).")
     elif mts is None or mts not in mediatypes:
         close = difflib.get_close_matches((mts or "").strip().lower(), mediatypes, n=1, cutoff=0.6)
         fix = fix_value(sf, mt, close[0], f"use {close[0]}") if close and isinstance(mt, Scalar) else None
-        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt)}' is not one of {', '.join(mediatypes)}; the console cannot show the icon and the catalog CI (and operator-sdk's validator) fail it." + (f" Write '{close[0]}'." if close else ""),
-                      severity="error", fix=fix)
+        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt, 40)}' is not one of {', '.join(mediatypes)}.", severity="error",
+                      detail="The console cannot show the icon, and the catalog CI (and operator-sdk's validator) fail it."
+                      + (f" Write '{close[0]}'." if close else ""), fix=fix)
         mts = None
     if is_blank(b64):
-        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data; the console shows a placeholder, the API server refuses an icon without it and the catalog CI fails it. Add the base64-encoded image.",
-                      severity="error")
+        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data.", severity="error",
+                      detail="The console shows a placeholder, the API server refuses an icon without it and the catalog CI "
+                      "fails it. Add the base64-encoded image.")
         return
     s = text(b64)
     if s is None:
-        yield finding(MF, sf, b64, f"the icon's base64data must be a string of base64 text, not {b64.type_name()}; the API server refuses the CSV.",
-                      severity="error")
+        yield finding(MF, sf, b64, f"the icon's base64data is {b64.type_name()}, not a string of base64 text.", severity="error",
+                      detail="The API server refuses the CSV. Encode the image file with `base64 -w0 icon.png`.")
         return
     form, sniffed = _icon_data(s)
     if form == "data-url":
-        yield finding(MF, sf, b64, "the icon's base64data is a data: URL; the catalog CI's icon check decodes it as base64 and fails, and the console adds the 'data:<mediatype>;base64,' prefix itself. Keep only the base64 text after the comma.",
-                      severity="error")
+        yield finding(MF, sf, b64, "the icon's base64data is a data: URL, not plain base64 text.", severity="error",
+                      detail="The catalog CI's icon check decodes it as base64 and fails, and the console adds the "
+                      "'data:<mediatype>;base64,' prefix itself. Keep only the base64 text after the comma.")
         return
     if form == "invalid":
-        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a multiple of 4); the console shows a broken image and the catalog CI fails it. Encode the image file with `base64 -w0 icon.png`.",
-                      severity="error")
+        yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a "
+                      "multiple of 4).", severity="error",
+                      detail="The console shows a broken image and the catalog CI fails it. Encode the image file with "
+                      "`base64 -w0 icon.png`.")
         return
     if mts is not None and sniffed is not None and sniffed != mts:
         kind = sniffed.split("/")[1].upper().replace("+XML", "")
         fix = fix_value(sf, mt, sniffed, f"use {sniffed}")
         if "svg" in sniffed or "svg" in mts:
-            why = "browsers do not guess SVG, so the console most likely shows a broken image"
+            why = "Browsers do not guess SVG, so the console most likely shows a broken image"
         else:
-            why = "browsers guess raster formats, so it shows today, but the declared type is wrong"
-        yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts}; {why}. Nothing refuses it (the catalog CI checks only that the mediatype is one of the four), hence a warning. Write 'mediatype: {sniffed}'.",
-                      severity="warning", fix=fix)
+            why = "Browsers guess raster formats, so it shows today, but the declared type is wrong"
+        yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts}.", severity="warning",
+                      detail=f"{why}. Nothing refuses it (the catalog CI checks only that the mediatype is one of the four), "
+                      f"hence a warning. Write 'mediatype: {sniffed}'.", fix=fix)
 
 
 # ---------------------------------------------------------------------------------------
@@ -874,10 +914,9 @@ def csv_capabilities(bundle: Bundle, ctx):
         close = difflib.get_close_matches(s, levels, n=1, cutoff=0.6)
         guess = close[0] if close else None
     fix = fix_value(csv.file, v, guess, f"write '{guess}'") if guess and isinstance(v, Scalar) else None
-    yield finding("csv-capabilities", csv.file, v,
-                  f"the capabilities annotation '{shown(v)}' is not a capability level; the console cannot show it and "
-                  f"operator-sdk's validator (run by catalog CI) fails it. Write one of: {', '.join(levels)}"
-                  + (f" (probably '{guess}')." if guess else "."), fix=fix)
+    yield finding("csv-capabilities", csv.file, v, f"the capabilities annotation '{shown(v)}' is not a capability level.",
+                  detail="The console cannot show it and operator-sdk's validator (run by catalog CI) fails it. Write one of: "
+                  f"{', '.join(levels)}" + (f" (probably '{guess}')." if guess else "."), fix=fix)
 
 
 @rule("csv-categories", "error", "A category in the categories annotation is outside the standard set", category="csv",
@@ -914,7 +953,9 @@ def csv_categories(bundle: Bundle, ctx):
     allowed = list(ctx.config.categories) if ctx.config.categories else list(data()["categories"])
     s = text(v)
     if s is None:
-        yield finding("csv-categories", csv.file, v, f"the categories annotation must be a comma-separated string, not {v.type_name()}.")
+        yield finding("csv-categories", csv.file, v, f"the categories annotation is {v.type_name()}, not a comma-separated string.",
+                      detail="Annotations are strings: the API server refuses the CSV. Write the categories in one string, "
+                      "e.g. 'categories: Database, Monitoring'.")
         return
     items = [c.strip() for c in s.split(",")]
     lower = {a.lower(): a for a in allowed}
@@ -940,10 +981,12 @@ def csv_categories(bundle: Bundle, ctx):
         new = ", ".join(dict.fromkeys(fixed))
         hint = f" Write '{new}'."
         fix = fix_value(csv.file, v, new if v.style is None and not new.startswith(("&", "*")) else dq(new), "use the standard categories")
+    listed = ", ".join(bad)
     yield finding("csv-categories", csv.file, v,
-                  f"the categories annotation has {', '.join(bad)}, outside the standard set; OperatorHub cannot file the operator "
-                  f"there and operator-sdk's validator (run by catalog CI) fails it. Use only: {', '.join(allowed)}.{hint}",
-                  fix=fix)
+                  f"the categories annotation has {clip(listed, 70)}, outside the standard set.",
+                  detail=(f"Outside it: {listed}. " if len(listed) > 70 else "")
+                  + "OperatorHub cannot file the operator there and operator-sdk's validator (run by catalog CI) fails it. "
+                  f"Use only: {', '.join(allowed)}.{hint}", fix=fix)
 
 
 @rule("install-modes", "error", "installModes is empty, lists a mode twice or an unknown one, or supports none", category="csv",
@@ -990,41 +1033,47 @@ def install_modes(bundle: Bundle, ctx):
     IM = "install-modes"
     known = data()["install_modes"]
     if not isinstance(im, Sequence):
-        yield finding(IM, sf, im, f"spec.installModes must be a list of '{{type, supported}}' entries, not {im.type_name()}; the API server refuses the CSV.")
+        yield finding(IM, sf, im, f"spec.installModes is {im.type_name()}, not a list of '{{type, supported}}' entries.",
+                      detail="The API server refuses the CSV. List the four modes, e.g. '- {type: AllNamespaces, supported: true}'.")
         return
     if len(im) == 0:
-        yield finding(IM, sf, im, "spec.installModes is empty, so the operator supports no install mode and OLM installs it nowhere. "
-                      "List the four modes with 'supported: true/false'.")
+        yield finding(IM, sf, im, "spec.installModes is empty, so the operator supports no install mode.",
+                      detail="OLM installs it nowhere. List the four modes with 'supported: true/false'.")
         return
     seen = {}
     any_supported = False
     for e in im:
         if not isinstance(e, Mapping):
-            yield finding(IM, sf, e, f"each install mode must be a mapping '{{type: ..., supported: true|false}}', not {e.type_name()}.")
+            yield finding(IM, sf, e, f"an install mode is {e.type_name()}, not a mapping '{{type: ..., supported: true|false}}'.",
+                          detail="The CSV CRD's schema requires each entry to have a type and a boolean supported. Write "
+                          "'- {type: AllNamespaces, supported: true}'.")
             continue
         t, sup = e.get("type"), e.get("supported")
         ts = text(t)
         if ts is None:
-            yield finding(IM, sf, e if t is None else t, f"this install mode has no type; write one of {', '.join(known)}.")
+            yield finding(IM, sf, e if t is None else t, "this install mode has no type.", detail=f"Write one of {', '.join(known)}.")
         elif ts not in known:
             close = difflib.get_close_matches(ts, known, n=1, cutoff=0.6)
             lower = {k.lower(): k for k in known}.get(ts.lower())
             g = lower or (close[0] if close else None)
-            yield finding(IM, sf, t, f"'{ts}' is not an install mode; OLM ignores it. Write one of {', '.join(known)}" + (f" (probably '{g}')." if g else "."),
+            yield finding(IM, sf, t, f"'{clip(ts)}' is not an install mode.",
+                          detail=f"OLM ignores it. Write one of {', '.join(known)}" + (f" (probably '{g}')." if g else "."),
                           fix=fix_value(sf, t, g, f"write {g}") if g else None)
         elif ts in seen:
-            yield finding(IM, sf, t, f"the install mode {ts} is listed twice (first at line {seen[ts]}); operator-sdk's validator fails it and which entry counts is unclear. Keep one.")
+            yield finding(IM, sf, t, f"the install mode {ts} is listed twice (first at line {seen[ts]}).",
+                          detail="operator-sdk's validator fails it, and which entry counts is unclear. Keep one.")
         else:
             seen[ts] = t.line
         if sup is None:
-            yield finding(IM, sf, e, "this install mode has no 'supported'; add 'supported: true' or 'supported: false'.")
+            yield finding(IM, sf, e, "this install mode has no 'supported'.", detail="Add 'supported: true' or 'supported: false'.")
         elif not (isinstance(sup, Scalar) and isinstance(sup.value, bool)):
             fix = None
             if isinstance(sup, Scalar) and isinstance(sup.value, str) and sup.value.strip().lower() in ("true", "false"):
                 fix = fix_value(sf, sup, sup.value.strip().lower(), "write a boolean")
-            yield finding(IM, sf, sup, f"'supported' must be the boolean true or false, not {sup.type_name()} ({shown(sup)}); the API server refuses the CSV.", fix=fix)
+            yield finding(IM, sf, sup, f"'supported' is {sup.type_name()} ({shown(sup)}), not the boolean true or false.",
+                          detail="The API server refuses the CSV. Write true or false without quotes.", fix=fix)
         elif sup.value and ts in known:
             any_supported = True
     if not any_supported and seen:
-        yield finding(IM, sf, im, "no install mode is supported ('supported: true'), so OLM can install the operator nowhere. "
-                      "Set 'supported: true' on the modes the operator handles (AllNamespaces for a cluster-wide operator).")
+        yield finding(IM, sf, im, "no install mode is supported ('supported: true'), so OLM can install the operator nowhere.",
+                      detail="Set 'supported: true' on the modes the operator handles (AllNamespaces for a cluster-wide operator).")
