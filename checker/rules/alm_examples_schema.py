@@ -468,12 +468,41 @@ def _parse_schema(src: tuple) -> Any:
         return None
 
 
+# Plain scalars rapidyaml's JSON reads otherwise than PyYAML (YAML 1.1 resolution): YAML 1.1
+# booleans and nulls other than true/false/null (yes, on, ~, Null), numbers other than plain
+# decimals (0x1f, 017, 1_000, +1, 1e3, .inf, 1:20), timestamps, '=' and '<<'; as keys, any
+# boolean, null or number (JSON keys are strings). A superset: a match only means PyYAML decides.
+_NUM = r"[-+]?\.?[0-9][0-9A-Za-z_.:+-]*"
+_INF_NAN = r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))"  # rapidyaml writes a plain inf or nan as .inf, .nan
+_DIVERGENT = re.compile(
+    r"(?:^|[:?\-][ \t]|[\[{,]|[\"']:)[ \t]*(?:-[ \t]+)*(?:"
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"  # a timestamp, whatever follows
+    r"|(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|~|Null|NULL|=|<<|" + _INF_NAN
+    + r"|(?!-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?![0-9A-Za-z_.:+-]))" + _NUM + r")"
+    r"(?=[ \t]*(?:\r?$|[,\]}:])|[ \t]+#)"
+    r"|(?:true|false|null|" + _INF_NAN + "|" + _NUM + r")[ \t]*:(?:[ \t]|\r?$)"  # a key
+    r")"
+    r"|^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|\r?$)|[\]}][ \t]*:(?:[ \t]|\r?$)"  # a complex or flow key
+    r"|:[\]},]|(?:^|[\-?\[{,])[ \t]*:|:[ \t]+:"  # what libyaml refuses and rapidyaml reads: [a:] [:x] {a: :x}
+    r"|[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]",  # PyYAML refuses it
+    re.M)
+
+
 def _ryml_json(text: str) -> Optional[str]:
     """The YAML text as JSON through rapidyaml (~8x libyaml here), or None without it or
-    when it refuses the text or meets anchors, aliases or tags (libyaml decides then)."""
+    when it refuses the text or meets anchors, aliases or tags (libyaml decides then).
+
+    Text in which ``&``, ``*`` or ``!`` may start an anchor, alias or tag (``fastyaml._node_props``:
+    often a CEL rule or a description line such as ``!has(self.x)`` or ``**Note**``) goes
+    through rapidyaml too when its tree holds none and the text has no plain scalar that
+    rapidyaml's JSON would read otherwise than PyYAML (``_DIVERGENT``): the data is then the
+    same as PyYAML's, at a tenth of its cost (PyYAML builds every node in Python)."""
     from .. import fastyaml
 
-    if not fastyaml.ENABLED or fastyaml._node_props(text):
+    if not fastyaml.ENABLED:
+        return None
+    props = fastyaml._node_props(text)
+    if props and _DIVERGENT.search(text):
         return None
     try:
         import ryml
@@ -485,6 +514,11 @@ def _ryml_json(text: str) -> Optional[str]:
     os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
     try:
         tree = ryml.parse_in_arena(data)
+        if props:
+            mask = int(ryml.KEYANCH) | int(ryml.VALANCH) | int(ryml.KEYREF) | int(ryml.VALREF) | int(ryml.KEYTAG) | int(ryml.VALTAG)
+            kind = tree.type
+            if any(kind(i) & mask for i in range(tree.size())):
+                return None
         buf = bytearray(2 * len(data) + 4096)
         failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
         if failed:
