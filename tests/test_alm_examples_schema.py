@@ -242,8 +242,9 @@ def test_a_crd_no_example_names_is_not_read(copy_fixture):
 
 _TOKENS = ["yes", "No", "on", "OFF", "True", "true", "false", "~", "null", "Null", "=", "<<", "0", "-0", "+1", "12", "012",
            "0x1f", "0o17", "0b101", "1_000", "1.5", ".5", "-.5", "1.", "1e3", "1.0e+3", "9e999", "1:20", "1:20.5", "inf", "-Infinity",
-           ".inf", "nan", ".NaN", "2001-01-01", "2001-12-14 21:59:43.10 -5", "3m", "1.5Gi", "v1", "a:", ":a", "\x01"]
-_PLACES = ["k: {t}\n", "{t}: v\n", "k: [{t}]\n", "- {t}\n", "k:\n  {t}\n", "k: {{b: {t}}}\n", "k: [x, {t}]\n", "k: {t} # c\n"]
+           ".inf", "nan", ".NaN", "2001-01-01", "2001-12-14 21:59:43.10 -5", "3m", "1.5Gi", "10s", "v1", "a:", ":a", ":", "\x01"]
+_PLACES = ["k: {t}\n", "{t}: v\n", "k: [{t}]\n", "- {t}\n", "k:\n  {t}\n", "k: {{b: {t}}}\n", "k: [x, {t}]\n", "k: {t} # c\n",
+           "- k: {t}\n", "k: {{{t}: x}}\n", "- - {t}\n", "k: [\n  {t}\n  ]\n", "k: {{\"b\":{t}}}\n", "k: [b, [c, {t}]]\n"]
 
 
 @pytest.mark.parametrize("token", _TOKENS)

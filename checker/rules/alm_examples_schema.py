@@ -468,24 +468,43 @@ def _parse_schema(src: tuple) -> Any:
         return None
 
 
-# Plain scalars rapidyaml's JSON reads otherwise than PyYAML (YAML 1.1 resolution): YAML 1.1
-# booleans and nulls other than true/false/null (yes, on, ~, Null), numbers other than plain
-# decimals (0x1f, 017, 1_000, +1, 1e3, .inf, 1:20), timestamps, '=' and '<<'; as keys, any
-# boolean, null or number (JSON keys are strings). A superset: a match only means PyYAML decides.
-_NUM = r"[-+]?\.?[0-9][0-9A-Za-z_.:+-]*"
-_INF_NAN = r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))"  # rapidyaml writes a plain inf or nan as .inf, .nan
-_DIVERGENT = re.compile(
-    r"(?:^|[:?\-][ \t]|[\[{,]|[\"']:)[ \t]*(?:-[ \t]+)*(?:"
-    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"  # a timestamp, whatever follows
-    r"|(?:yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|~|Null|NULL|=|<<|" + _INF_NAN
-    + r"|(?!-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?![0-9A-Za-z_.:+-]))" + _NUM + r")"
-    r"(?=[ \t]*(?:\r?$|[,\]}:])|[ \t]+#)"
-    r"|(?:true|false|null|" + _INF_NAN + "|" + _NUM + r")[ \t]*:(?:[ \t]|\r?$)"  # a key
-    r")"
-    r"|^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|\r?$)|[\]}][ \t]*:(?:[ \t]|\r?$)"  # a complex or flow key
-    r"|:[\]},]|(?:^|[\-?\[{,])[ \t]*:|:[ \t]+:"  # what libyaml refuses and rapidyaml reads: [a:] [:x] {a: :x}
+# Plain scalars rapidyaml's JSON reads otherwise than PyYAML (YAML 1.1 resolution): booleans
+# and nulls other than true/false/null (yes, on, ~, Null), numbers other than plain decimals
+# (0x1f, 017, 1_000, +1, 1e3, .5, 1:20), inf and nan (rapidyaml writes .inf), timestamps,
+# '=' and '<<'; as keys, any boolean, null or number (JSON keys are strings); and what libyaml
+# refuses but rapidyaml reads. Looked for line by line: a value after "key: " or "- " or alone
+# on its line, a key at the start of a line, the tokens of a flow collection written on one
+# line (one left open: PyYAML decides). A superset: a match only means PyYAML decides.
+_NUM = r"[-+]?(?:0[xXoObB][0-9a-fA-F_]*|\.?[0-9][0-9_.:]*(?:[eE][-+]?[0-9_]*)?)"
+_SAFE_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
+_WORDS = r"yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|~|Null|NULL|=|<<|(?i:[-+]?\.?(?:inf(?:inity)?|nan))"
+_STAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+_VAL = r"(?:" + _WORDS + r"|(?!" + _SAFE_NUM + r"(?![0-9_.:eExXoObB]))" + _NUM + r")"
+_KEY = r"(?:" + _WORDS + r"|true|false|null|" + _NUM + r")"
+_LINE_START = r"^[ \t]*(?:[-?][ \t]+)*"
+_BLOCK_DIVERGENT = re.compile(
+    _LINE_START + r"(?:[^\n]*?:[ \t]+)?(?:" + _STAMP + "|" + _VAL + r"(?:[ \t]+#[^\n]*)?[ \t]*\r?$)"  # a value
+    r"|" + _LINE_START + r"(?:" + _STAMP + "|" + _KEY + r"[ \t]*:(?:[ \t]|\r?$))"  # a key
+    r"|" + _LINE_START + r"[?:](?:[ \t]|\r?$)"  # a complex or empty key
     r"|[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]",  # PyYAML refuses it
     re.M)
+# a flow collection: what follows "key: ", "- " or the line's start, when it opens with [ or {
+_FLOW_LINE = re.compile(_LINE_START + r"(?:[^\n]*?:[ \t]+)?([\[{][^\n]*)", re.M)
+_FLOW_DIVERGENT = re.compile(
+    r"(?:[\[{,]|[\"']:|:[ \t])[ \t]*(?:" + _STAMP + "|" + _KEY + r"[ \t]*:|" + _VAL + r"[ \t]*(?:[,\]}]|\r?$))"
+    r"|:[\]},]|(?:[\[{,]|[\"']:)[ \t]*:|:[ \t]+:|[\]}][ \t]*:")  # what libyaml refuses and rapidyaml reads: [a:] [:x] {a: :x}
+
+
+def _divergent(text: str) -> bool:
+    """Whether rapidyaml's JSON of ``text`` may differ from PyYAML's reading (``_BLOCK_DIVERGENT``)."""
+    if _BLOCK_DIVERGENT.search(text):
+        return True
+    for m in _FLOW_LINE.finditer(text):
+        flow = re.sub(r"[ \t]+#[^\n]*$", "", m.group(1)).rstrip(" \t\r")
+        if (flow.count("[") + flow.count("{") != flow.count("]") + flow.count("}") or flow[-1:] not in ("]", "}")
+                or _FLOW_DIVERGENT.search(flow)):
+            return True
+    return False
 
 
 def _ryml_json(text: str) -> Optional[str]:
@@ -495,14 +514,14 @@ def _ryml_json(text: str) -> Optional[str]:
     Text in which ``&``, ``*`` or ``!`` may start an anchor, alias or tag (``fastyaml._node_props``:
     often a CEL rule or a description line such as ``!has(self.x)`` or ``**Note**``) goes
     through rapidyaml too when its tree holds none and the text has no plain scalar that
-    rapidyaml's JSON would read otherwise than PyYAML (``_DIVERGENT``): the data is then the
+    rapidyaml's JSON would read otherwise than PyYAML (``_divergent``): the data is then the
     same as PyYAML's, at a tenth of its cost (PyYAML builds every node in Python)."""
     from .. import fastyaml
 
     if not fastyaml.ENABLED:
         return None
     props = fastyaml._node_props(text)
-    if props and _DIVERGENT.search(text):
+    if props and _divergent(text):
         return None
     try:
         import ryml
