@@ -259,8 +259,10 @@ def test_schema_data_is_what_pyyaml_reads(token):
         text = "  x-kubernetes-validations:\n  - rule: |-\n      !has(self.a)\n  " + place.format(t=token).replace("\n  ", "\n    ")
         try:
             want = yaml.load(text, Loader=yaml.CSafeLoader)
+        except yaml.constructor.ConstructorError:
+            want = None  # the schema is not checked
         except yaml.YAMLError:
-            want = None
+            continue  # libyaml refuses it: the loader reports the file (yaml-syntax), the rule never reads it
         assert repr(_parse_schema(("yaml", text))) == repr(want), (text, _ryml_json(text))
 
 

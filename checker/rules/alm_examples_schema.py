@@ -468,43 +468,44 @@ def _parse_schema(src: tuple) -> Any:
         return None
 
 
-# Plain scalars rapidyaml's JSON reads otherwise than PyYAML (YAML 1.1 resolution): booleans
-# and nulls other than true/false/null (yes, on, ~, Null), numbers other than plain decimals
-# (0x1f, 017, 1_000, +1, 1e3, .5, 1:20), inf and nan (rapidyaml writes .inf), timestamps,
-# '=' and '<<'; as keys, any boolean, null or number (JSON keys are strings); and what libyaml
-# refuses but rapidyaml reads. Looked for line by line: a value after "key: " or "- " or alone
-# on its line, a key at the start of a line, the tokens of a flow collection written on one
-# line (one left open: PyYAML decides). A superset: a match only means PyYAML decides.
+# What rapidyaml's JSON (``_ryml_json``) may read otherwise than PyYAML, which resolves plain
+# scalars by YAML 1.1 as the API server's YAML decoder does: booleans and nulls other than
+# true/false/null (yes, on, ~, Null), numbers other than plain decimals (0x1f, 017, 1_000,
+# 1:20, 1e3, -.5), inf and nan (rapidyaml writes .inf), timestamps, '=' and '<<'; as keys, any
+# boolean, null or number (JSON keys are strings). Looked for in the JSON, where every string
+# is quoted, and so found exactly: a string with such a text (rapidyaml quotes what it reads as
+# a string), a number with an exponent or written -0.x (rapidyaml writes -.5 as -0.5). A
+# superset: a match only means PyYAML decides.
 _NUM = r"[-+]?(?:0[xXoObB][0-9a-fA-F_]*|\.?[0-9][0-9_.:]*(?:[eE][-+]?[0-9_]*)?)"
 _SAFE_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
 _WORDS = r"yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|~|Null|NULL|=|<<|(?i:[-+]?\.?(?:inf(?:inity)?|nan))"
 _STAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
-_VAL = r"(?:" + _WORDS + r"|(?!" + _SAFE_NUM + r"(?![0-9_.:eExXoObB]))" + _NUM + r")"
-_KEY = r"(?:" + _WORDS + r"|true|false|null|" + _NUM + r")"
-_LINE_START = r"^[ \t]*(?:[-?][ \t]+)*"
-_BLOCK_DIVERGENT = re.compile(
-    _LINE_START + r"(?:[^\n]*?:[ \t]+)?(?:" + _STAMP + "|" + _VAL + r"(?:[ \t]+#[^\n]*)?[ \t]*\r?$)"  # a value
-    r"|" + _LINE_START + r"(?:" + _STAMP + "|" + _KEY + r"[ \t]*:(?:[ \t]|\r?$))"  # a key
-    r"|" + _LINE_START + r"[?:](?:[ \t]|\r?$)"  # a complex or empty key
-    r"|[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]",  # PyYAML refuses it
-    re.M)
-# a flow collection: what follows "key: ", "- " or the line's start, when it opens with [ or {
-_FLOW_LINE = re.compile(_LINE_START + r"(?:[^\n]*?:[ \t]+)?([\[{][^\n]*)", re.M)
-_FLOW_DIVERGENT = re.compile(
-    r"(?:[\[{,]|[\"']:|:[ \t])[ \t]*(?:" + _STAMP + "|" + _KEY + r"[ \t]*:|" + _VAL + r"[ \t]*(?:[,\]}]|\r?$))"
-    r"|:[\]},]|(?:[\[{,]|[\"']:)[ \t]*:|:[ \t]+:|[\]}][ \t]*:")  # what libyaml refuses and rapidyaml reads: [a:] [:x] {a: :x}
+# (each pattern opens with a character or class the regular expression engine skips to)
+_JSON_DIVERGENT = re.compile(
+    r'"(?=[-+.0-9yYnNoOtTfF~=<iI])(?:' + _STAMP
+    + r'|(?:' + _WORDS + r'|(?!' + _SAFE_NUM + r'")' + _NUM + r')"'  # a value
+    + r'|(?:' + _WORDS + r'|true|false|null|' + _NUM + r')":)')  # a key
+_JSON_NUMBER = re.compile(r'[:\[,][ \t\r\n]*(?:-?[0-9][0-9.]*[eE][-+]?[0-9]+|-0\.[0-9]*)(?=[ \t\r\n,\]}])')
+# in the YAML text: a character outside PyYAML's printable set (it refuses the text), a
+# complex key (? ...) or a flow collection as a key (PyYAML cannot make a dictionary key of
+# it). What libyaml refuses does not come here: the loader reports the file (yaml-syntax).
+_UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
+_FLOW_KEY = re.compile(r"[\]}][ \t]*:(?:[ \t]|\r?$)", re.M)
+_QUESTION = re.compile(r"\?(?=[ \t]|\r?$)", re.M)
 
 
-def _divergent(text: str) -> bool:
-    """Whether rapidyaml's JSON of ``text`` may differ from PyYAML's reading (``_BLOCK_DIVERGENT``)."""
-    if _BLOCK_DIVERGENT.search(text):
+def _yaml_divergent(text: str) -> bool:
+    if _UNPRINTABLE.search(text) or _FLOW_KEY.search(text):
         return True
-    for m in _FLOW_LINE.finditer(text):
-        flow = re.sub(r"[ \t]+#[^\n]*$", "", m.group(1)).rstrip(" \t\r")
-        if (flow.count("[") + flow.count("{") != flow.count("]") + flow.count("}") or flow[-1:] not in ("]", "}")
-                or _FLOW_DIVERGENT.search(flow)):
+    for m in _QUESTION.finditer(text):  # "? " first on its line (or after "- "): a complex key
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not text[start:m.start()].replace("-", " ").strip(" \t"):
             return True
     return False
+
+
+def _json_divergent(js: str) -> bool:
+    return bool(_JSON_DIVERGENT.search(js) or _JSON_NUMBER.search(js))
 
 
 def _ryml_json(text: str) -> Optional[str]:
@@ -514,14 +515,14 @@ def _ryml_json(text: str) -> Optional[str]:
     Text in which ``&``, ``*`` or ``!`` may start an anchor, alias or tag (``fastyaml._node_props``:
     often a CEL rule or a description line such as ``!has(self.x)`` or ``**Note**``) goes
     through rapidyaml too when its tree holds none and the text has no plain scalar that
-    rapidyaml's JSON would read otherwise than PyYAML (``_divergent``): the data is then the
+    rapidyaml's JSON would read otherwise than PyYAML (``_json_divergent``, ``_yaml_divergent``): the data is then the
     same as PyYAML's, at a tenth of its cost (PyYAML builds every node in Python)."""
     from .. import fastyaml
 
     if not fastyaml.ENABLED:
         return None
     props = fastyaml._node_props(text)
-    if props and _divergent(text):
+    if props and _yaml_divergent(text):
         return None
     try:
         import ryml
@@ -545,13 +546,16 @@ def _ryml_json(text: str) -> Optional[str]:
             failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
             if failed:
                 return None
-        return bytes(memoryview(buf)[:size]).decode("utf-8")
+        js = bytes(memoryview(buf)[:size]).decode("utf-8")
     except Exception:  # noqa: BLE001 - rapidyaml refuses it
         return None
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
+    if props and _json_divergent(js):
+        return None
+    return js
 
 
 def _path(node, *keys):
