@@ -486,26 +486,35 @@ _JSON_DIVERGENT = re.compile(
     + r'|(?:' + _WORDS + r'|(?!' + _SAFE_NUM + r'")' + _NUM + r')"'  # a value
     + r'|(?:' + _WORDS + r'|true|false|null|' + _NUM + r')":)')  # a key
 _JSON_NUMBER = re.compile(r'[:\[,][ \t\r\n]*(?:-?[0-9][0-9.]*[eE][-+]?[0-9]+|-0\.[0-9]*)(?=[ \t\r\n,\]}])')
-# in the YAML text: a character outside PyYAML's printable set (it refuses the text), a
-# complex key (? ...) or a flow collection as a key (PyYAML cannot make a dictionary key of
-# it). What libyaml refuses does not come here: the loader reports the file (yaml-syntax).
+# in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text). A
+# collection as a key (? [a], {a: 1}: b), which PyYAML cannot make a dictionary key of,
+# rapidyaml refuses too; what libyaml refuses does not come here (the loader reports the file).
 _UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
-_FLOW_KEY = re.compile(r"[\]}][ \t]*:(?:[ \t]|\r?$)", re.M)
-_QUESTION = re.compile(r"\?(?=[ \t]|\r?$)", re.M)
+_TRANSFORMED = re.compile(r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))")  # rapidyaml writes these as .inf, .nan
 
 
-def _yaml_divergent(text: str) -> bool:
-    if _UNPRINTABLE.search(text) or _FLOW_KEY.search(text):
+def _json_divergent(js: str, text: str) -> bool:
+    """Whether rapidyaml's JSON ``js`` of ``text`` may hold a value PyYAML reads otherwise. A
+    string such as "OFF" or "1.0" counts only when the text has it unquoted somewhere (an enum
+    of quoted "ON"/"OFF" is read alike)."""
+    if _JSON_NUMBER.search(js):
         return True
-    for m in _QUESTION.finditer(text):  # "? " first on its line (or after "- "): a complex key
-        start = text.rfind("\n", 0, m.start()) + 1
-        if not text[start:m.start()].replace("-", " ").strip(" \t"):
+    seen = set()
+    for m in _JSON_DIVERGENT.finditer(js):
+        word = m.group(0)[1:].rstrip(":").rstrip('"')
+        if word in seen:
+            continue
+        seen.add(word)
+        if len(seen) > 16:
+            return True  # a text search each: PyYAML decides
+        if _TRANSFORMED.fullmatch(word) or word.startswith("<<") or not word:
             return True
+        for o in re.finditer(re.escape(word), text):
+            before = text[o.start() - 1:o.start()]
+            after = text[o.end():o.end() + 1]
+            if not (before in ("'", '"') and after == before):
+                return True  # not (only) a quoted string: perhaps a plain scalar
     return False
-
-
-def _json_divergent(js: str) -> bool:
-    return bool(_JSON_DIVERGENT.search(js) or _JSON_NUMBER.search(js))
 
 
 def _ryml_json(text: str) -> Optional[str]:
@@ -515,14 +524,14 @@ def _ryml_json(text: str) -> Optional[str]:
     Text in which ``&``, ``*`` or ``!`` may start an anchor, alias or tag (``fastyaml._node_props``:
     often a CEL rule or a description line such as ``!has(self.x)`` or ``**Note**``) goes
     through rapidyaml too when its tree holds none and the text has no plain scalar that
-    rapidyaml's JSON would read otherwise than PyYAML (``_json_divergent``, ``_yaml_divergent``): the data is then the
+    rapidyaml's JSON would read otherwise than PyYAML (``_json_divergent``): the data is then the
     same as PyYAML's, at a tenth of its cost (PyYAML builds every node in Python)."""
     from .. import fastyaml
 
     if not fastyaml.ENABLED:
         return None
     props = fastyaml._node_props(text)
-    if props and _yaml_divergent(text):
+    if props and _UNPRINTABLE.search(text):
         return None
     try:
         import ryml
@@ -553,7 +562,7 @@ def _ryml_json(text: str) -> Optional[str]:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
-    if props and _json_divergent(js):
+    if props and _json_divergent(js, text):
         return None
     return js
 
