@@ -166,3 +166,116 @@ def test_configuration_raises_it_where_examples_must_create_as_shipped(copy_fixt
     p = run_cli("check", ".", "--format", "json")
     assert p.returncode == 1, p.stderr
     assert {f["severity"] for f in json.loads(p.stdout)["findings"] if f["rule"] == "alm-examples-schema"} == {"error"}
+
+
+# --- how the schema text becomes data: rapidyaml where it reads it as PyYAML does -----------
+
+_CEL_CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    listKind: WidgetList
+    plural: widgets
+    singular: widget
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            description: |-
+              The widget.
+              **Note**: sizes over 10 need a licence.
+            type: object
+            properties:
+              size:
+                type: integer
+                maximum: 10
+              mode:
+                type: string
+                enum:
+                - fast
+                - slow
+            x-kubernetes-validations:
+            - message: mode is required with a size
+              rule: |-
+                !has(self.size) ||
+                has(self.mode)
+"""
+
+
+def test_schema_whose_text_looks_like_it_holds_tags_is_validated(copy_fixture):
+    """CEL rules ('!has(...)') and Markdown ('**Note**') in a CRD read like YAML tags or aliases
+    to a text scan; the schema is still validated, with the same findings."""
+    _bundle(copy_fixture, _CEL_CRD, [_ex({"size": 12, "mode": "quick", "colour": "red"})])
+    got = sorted((f.severity, f.message) for f in _mine())
+    assert [s for s, _ in got] == ["info", "warning", "warning"], got
+    assert "spec.colour is not in the schema" in got[0][1]
+    assert any("spec.mode is \"quick\"" in m for _, m in got), got
+    assert any("spec.size is 12" in m and "at most 10" in m for _, m in got), got
+
+
+def test_a_crd_no_example_names_is_not_read(copy_fixture):
+    """Only the schema of the CRD version an example names is read and compiled."""
+    from checker.rules import alm_examples_schema as rule
+
+    _bundle(copy_fixture, _CEL_CRD, [_ex({"size": 3, "mode": "fast"})])
+    gadget = _CEL_CRD.replace("widgets.example.com", "gadgets.example.com").replace("Widget", "Gadget") \
+        .replace("widget", "gadget").replace("size:", "weight:")
+    with open("manifests/example.com_gadgets.yaml", "w") as fh:
+        fh.write(gadget)
+    rule._CACHE.clear()
+    rule._BY_NODE.clear()
+    assert _mine() == []
+    parsed = [v[0] for v in rule._CACHE.values() if v is not None]
+    assert len(parsed) == 1, parsed
+    assert "size" in parsed[0]["properties"]["spec"]["properties"]
+
+
+_TOKENS = ["yes", "No", "on", "OFF", "True", "true", "false", "~", "null", "Null", "=", "<<", "0", "-0", "+1", "12", "012",
+           "0x1f", "0o17", "0b101", "1_000", "1.5", ".5", "-.5", "1.", "1e3", "1.0e+3", "9e999", "1:20", "1:20.5", "inf", "-Infinity",
+           ".inf", "nan", ".NaN", "2001-01-01", "2001-12-14 21:59:43.10 -5", "3m", "1.5Gi", "10s", "v1", "a:", ":a", ":", "\x01"]
+_PLACES = ["k: {t}\n", "{t}: v\n", "k: [{t}]\n", "- {t}\n", "k:\n  {t}\n", "k: {{b: {t}}}\n", "k: [x, {t}]\n", "k: {t} # c\n",
+           "- k: {t}\n", "k: {{{t}: x}}\n", "- - {t}\n", "k: [\n  {t}\n  ]\n", "k: {{\"b\":{t}}}\n", "k: [b, [c, {t}]]\n",
+           "? [{t}]\n: v\n", "[{t}]: v\n", "k: \"{t}\"\nj: {t}\n", "k: '{t}'\n"]
+
+
+@pytest.mark.parametrize("token", _TOKENS)
+def test_schema_data_is_what_pyyaml_reads(token):
+    """A schema whose text may hold a tag (here a CEL rule) is read as PyYAML (YAML 1.1, as the
+    API server's YAML decoder) reads it, whether rapidyaml or PyYAML does the reading."""
+    import yaml
+
+    from checker.rules.alm_examples_schema import _parse_schema, _ryml_json
+
+    for place in _PLACES:
+        text = "  x-kubernetes-validations:\n  - rule: |-\n      !has(self.a)\n  " + place.format(t=token).replace("\n  ", "\n    ")
+        try:
+            want = yaml.load(text, Loader=yaml.CSafeLoader)
+        except yaml.constructor.ConstructorError:
+            want = None  # the schema is not checked
+        except yaml.YAMLError:
+            continue  # libyaml refuses it: the loader reports the file (yaml-syntax), the rule never reads it
+        assert repr(_parse_schema(("yaml", text))) == repr(want), (text, _ryml_json(text))
+
+
+def test_schema_with_a_tag_like_cel_rule_skips_pyyaml():
+    """The common case (no value rapidyaml reads otherwise) takes rapidyaml, not PyYAML."""
+    from checker import fastyaml
+    from checker.rules.alm_examples_schema import _ryml_json
+
+    if not fastyaml.ENABLED:
+        pytest.skip("rapidyaml is not installed")
+    text = _CEL_CRD[_CEL_CRD.index("        type: object"):]
+    assert fastyaml._node_props(text)
+    assert _ryml_json(text) is not None
+    assert _ryml_json(text.replace("- fast", "- yes")) is None  # YAML 1.1's boolean: PyYAML decides
+    assert _ryml_json(text.replace("rule: |-", "rule: !!str |-")) is None  # a real tag

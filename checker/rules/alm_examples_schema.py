@@ -468,12 +468,70 @@ def _parse_schema(src: tuple) -> Any:
         return None
 
 
+# What rapidyaml's JSON (``_ryml_json``) may read otherwise than PyYAML, which resolves plain
+# scalars by YAML 1.1 as the API server's YAML decoder does: booleans and nulls other than
+# true/false/null (yes, on, ~, Null), numbers other than plain decimals (0x1f, 017, 1_000,
+# 1:20, 1e3, -.5), inf and nan (rapidyaml writes .inf), timestamps, '=' and '<<'; as keys, any
+# boolean, null or number (JSON keys are strings). Looked for in the JSON, where every string
+# is quoted, and so found exactly: a string with such a text (rapidyaml quotes what it reads as
+# a string), a number with an exponent or written -0.x (rapidyaml writes -.5 as -0.5). A
+# superset: a match only means PyYAML decides.
+_NUM = r"[-+]?(?:0[xXoObB][0-9a-fA-F_]*|\.?[0-9][0-9_.:]*(?:[eE][-+]?[0-9_]*)?)"
+_SAFE_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
+_WORDS = r"yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|~|Null|NULL|=|<<|(?i:[-+]?\.?(?:inf(?:inity)?|nan))"
+_STAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+# (each pattern opens with a character or class the regular expression engine skips to)
+_JSON_DIVERGENT = re.compile(
+    r'"(?=[-+.0-9yYnNoOtTfF~=<iI])(?:' + _STAMP
+    + r'|(?:' + _WORDS + r'|(?!' + _SAFE_NUM + r'")' + _NUM + r')"'  # a value
+    + r'|(?:' + _WORDS + r'|true|false|null|' + _NUM + r')":)')  # a key
+_JSON_NUMBER = re.compile(r'[:\[,][ \t\r\n]*(?:-?[0-9][0-9.]*[eE][-+]?[0-9]+|-0\.[0-9]*)(?=[ \t\r\n,\]}])')
+# in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text). A
+# collection as a key (? [a], {a: 1}: b), which PyYAML cannot make a dictionary key of,
+# rapidyaml refuses too; what libyaml refuses does not come here (the loader reports the file).
+_UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
+_TRANSFORMED = re.compile(r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))")  # rapidyaml writes these as .inf, .nan
+
+
+def _json_divergent(js: str, text: str) -> bool:
+    """Whether rapidyaml's JSON ``js`` of ``text`` may hold a value PyYAML reads otherwise. A
+    string such as "OFF" or "1.0" counts only when the text has it unquoted somewhere (an enum
+    of quoted "ON"/"OFF" is read alike)."""
+    if _JSON_NUMBER.search(js):
+        return True
+    seen = set()
+    for m in _JSON_DIVERGENT.finditer(js):
+        word = m.group(0)[1:].rstrip(":").rstrip('"')
+        if word in seen:
+            continue
+        seen.add(word)
+        if len(seen) > 16:
+            return True  # a text search each: PyYAML decides
+        if _TRANSFORMED.fullmatch(word) or word.startswith("<<") or not word:
+            return True
+        for o in re.finditer(re.escape(word), text):
+            before = text[o.start() - 1:o.start()]
+            after = text[o.end():o.end() + 1]
+            if not (before in ("'", '"') and after == before):
+                return True  # not (only) a quoted string: perhaps a plain scalar
+    return False
+
+
 def _ryml_json(text: str) -> Optional[str]:
     """The YAML text as JSON through rapidyaml (~8x libyaml here), or None without it or
-    when it refuses the text or meets anchors, aliases or tags (libyaml decides then)."""
+    when it refuses the text or meets anchors, aliases or tags (libyaml decides then).
+
+    Text in which ``&``, ``*`` or ``!`` may start an anchor, alias or tag (``fastyaml._node_props``:
+    often a CEL rule or a description line such as ``!has(self.x)`` or ``**Note**``) goes
+    through rapidyaml too when its tree holds none and the text has no plain scalar that
+    rapidyaml's JSON would read otherwise than PyYAML (``_json_divergent``): the data is then the
+    same as PyYAML's, at a tenth of its cost (PyYAML builds every node in Python)."""
     from .. import fastyaml
 
-    if not fastyaml.ENABLED or fastyaml._node_props(text):
+    if not fastyaml.ENABLED:
+        return None
+    props = fastyaml._node_props(text)
+    if props and _UNPRINTABLE.search(text):
         return None
     try:
         import ryml
@@ -485,6 +543,11 @@ def _ryml_json(text: str) -> Optional[str]:
     os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
     try:
         tree = ryml.parse_in_arena(data)
+        if props:
+            mask = int(ryml.KEYANCH) | int(ryml.VALANCH) | int(ryml.KEYREF) | int(ryml.VALREF) | int(ryml.KEYTAG) | int(ryml.VALTAG)
+            kind = tree.type
+            if any(kind(i) & mask for i in range(tree.size())):
+                return None
         buf = bytearray(2 * len(data) + 4096)
         failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
         if failed:
@@ -492,13 +555,16 @@ def _ryml_json(text: str) -> Optional[str]:
             failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
             if failed:
                 return None
-        return bytes(memoryview(buf)[:size]).decode("utf-8")
+        js = bytes(memoryview(buf)[:size]).decode("utf-8")
     except Exception:  # noqa: BLE001 - rapidyaml refuses it
         return None
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
+    if props and _json_divergent(js, text):
+        return None
+    return js
 
 
 def _path(node, *keys):
