@@ -193,3 +193,19 @@ def test_merge_keeps_the_releases_not_ga(case, tmp_path):
     p = run_cli("merge", str(out), "--format", "text", cwd=str(case))
     assert "4.23 (not GA)" in p.stdout
     assert json.loads(run_cli("merge", str(out), cwd=str(case)).stdout)["ocp_not_ga"] == ["4.23"]
+
+
+def test_releases_a_message_names_are_not_repeated_on_the_line(tmp_path):
+    """removed-api's message says 'cannot install on OpenShift 4.12': the line does not end
+    with '[OCP 4.12]' as well; --explain still lists the releases beneath it."""
+    dest = tmp_path / "bundle"
+    shutil.copytree(os.path.join(FIXTURES, "rules", "removed-api", "bad"), dest, symlinks=True)
+    p = run_cli("check", ".", cwd=str(dest))
+    line = next(l for l in p.stdout.splitlines() if " removed-api " in l)
+    assert line.endswith("cannot install on OpenShift 4.12"), line
+    e = run_cli("check", ".", "--explain", cwd=str(dest))
+    out = e.stdout.splitlines()
+    i = next(n for n, l in enumerate(out) if " removed-api " in l)
+    assert out[i + 1] == "    OCP releases: 4.12"
+    data = json.loads(run_cli("check", ".", "--format", "json", cwd=str(dest)).stdout)
+    assert next(f for f in data["findings"] if f["rule"] == "removed-api")["ocp_versions"] == ["4.12"]

@@ -104,8 +104,9 @@ def bundle_line(b: dict, style: Style = PLAIN, preview=()) -> str:
 
 
 def finding_line(f, style: Style = PLAIN, preview=()) -> str:
-    """One finding: ``path:line:col: severity rule-id message [OCP releases]``."""
-    ocp = f" [OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions else ""
+    """One finding: ``path:line:col: severity rule-id message [OCP releases]``; the releases
+    are left out of the line when the message names them already (``--explain`` prints them)."""
+    ocp = f" [OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions and not _named(f) else ""
     where = f"{style.path(f.path)}:{f.line}:{f.column}:"
     if not style.colour:
         return f"{where} {f.severity} {f.rule} {f.message}{ocp}"
@@ -119,6 +120,8 @@ def explain_lines(f, style: Style = PLAIN) -> list:
     from . import help_uri
 
     out = []
+    if f.ocp_versions and _named(f):
+        out.append(f"    OCP releases: {_ranges(f.ocp_versions)}")
     if f.detail:
         out += textwrap.wrap(f.detail, width=100, initial_indent="    ", subsequent_indent="    ",
                              break_long_words=False, break_on_hyphens=False)
@@ -128,6 +131,12 @@ def explain_lines(f, style: Style = PLAIN) -> list:
     if uri:
         out.append("    " + style.paint(f"see {uri}", DIM))
     return out
+
+
+def _named(f) -> bool:
+    """True when the finding's message names exactly its releases already ('... on OpenShift
+    4.14-4.22')."""
+    return _ranges(f.ocp_versions) in f.message
 
 
 def _ranges(versions: list, preview=()) -> str:
