@@ -20,24 +20,6 @@ from conftest import FIXTURES
 
 RULE_DIR = os.path.join(FIXTURES, "rules")
 
-# Rules whose findings follow the finding contract (checker/finding.py): a one-sentence message
-# of about 120 characters (150 at most) and a detail with the why and the fix. Grows as rule
-# modules are converted (here: versions, csv_install, webhooks, crds, rbac, graph).
-ONE_SENTENCE = {
-    "api-not-yet-available", "apiservice-definitions", "channel-naming", "crd-duplicate",
-    "crd-legacy-version-field", "crd-not-owned", "crd-owned-version", "crd-version-removal",
-    "dangling-bundle", "deprecated-api", "disruption-budget", "infrastructure-features-deprecated",
-    "max-ocp-version-ambiguous", "max-ocp-version-ignored", "max-ocp-version-range",
-    "max-ocp-version-syntax", "min-kube-version-range", "min-kube-version-syntax",
-    "no-version-constraints", "ocp-versions-closed-range", "ocp-versions-mismatch",
-    "ocp-versions-missing", "ocp-versions-style", "ocp-versions-syntax", "ocp-versions-unknown",
-    "owned-crd-fields", "owned-crd-missing", "rbac-crd-create", "rbac-risky", "removed-api",
-    "removed-api-on-upgrade", "replaces-missing", "replaces-ocp-narrower", "required-crd-fields",
-    "resource-requests", "skip-range", "upgrade-blocker", "upgrade-graph-loop",
-    "upgrade-graph-unverified", "webhook-admission-review-versions", "webhook-definitions"
-}
-
-
 def _cases():
     out = []
     if not os.path.isdir(RULE_DIR):
@@ -80,11 +62,10 @@ def test_rule_case(rid, case, copy_fixture):
     res = _run(copy_fixture, rid, case, exp)
     # what a finding says: its message and its detail (the why and the fix); "contains" matches either
     got = [(f.rule, f.severity, f.path, f.line, f.column, f.message + "\n" + f.detail, f.detail) for f in res.findings]
-    if rid in ONE_SENTENCE:
-        for f in res.findings:
-            if f.rule == rid:
-                assert len(f.message) <= 150 and "\n" not in f.message, f.message
-                assert f.detail, f"{rid}: no detail for {f.message!r}"
+    for f in res.findings:  # every rule: a one-sentence message, the why and the fix in the detail
+        if f.rule == rid:
+            assert len(f.message) <= 150 and "\n" not in f.message, f.message
+            assert f.detail, f"{rid}: no detail for {f.message!r}"
     if case.startswith("good"):
         mine = [g for g in got if g[0] == rid]
         assert not mine, f"good case reported {rid}: {mine}"

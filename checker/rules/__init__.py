@@ -223,9 +223,24 @@ def split_message(text: str) -> tuple:
 
 
 def said(rule_id: str, file, node: Optional[Node], text: str, **kw) -> Finding:
-    """``finding`` with message and detail from ``split_message(text)``."""
+    """``finding`` with message and detail from ``split_message(text)``; a text that is one
+    sentence gets the rule's own why as its detail (who refuses it, or its summary)."""
     message, detail = split_message(text)
+    if not detail:
+        detail = default_detail(rule_id)
     return finding(rule_id, file, node, message, detail=detail, **kw)
+
+
+def default_detail(rule_id: str) -> str:
+    """The why of a rule, for a finding whose message says what is wrong and how to put it
+    right in one sentence: who refuses it (its first refusal), or its summary."""
+    r = RULES.get(rule_id)
+    if r is None:
+        return ""
+    if r.refused_by:
+        x = r.refused_by[0]
+        return f"Refused by {COMPONENTS[x.component]}: {x.what}."
+    return r.summary.rstrip(".") + "."
 
 
 def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:

@@ -360,6 +360,8 @@ def _apis(bundle):
              f"optional: {', '.join(sorted(optional)) or 'none'}",
              f"native (nonResourceURLs): {', '.join(sorted(native)) or 'none'}"]
     shown = [p for p in parts if not p.endswith(": none")]
-    yield finding("plain-bundle-apis", where, None, "OLM will infer these APIs from this plain bundle: " + "; ".join(shown),
+    counts = [f"{len(xs)} {name}" for name, xs in (("provided", provided), ("required", required),
+                                                    ("optional", optional), ("native", native)) if xs]
+    yield finding("plain-bundle-apis", where, None, "OLM will infer these APIs from this plain bundle: " + ", ".join(counts),
                   detail="All of them: " + "; ".join(parts) + ". A required API must be provided by another operator "
                   "in the catalog, or the install waits for it.")
