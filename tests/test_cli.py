@@ -244,8 +244,10 @@ def test_text_format_lines(findings_tree):
     assert lines[n + 1].startswith("bundle unlabeled: ")
     assert lines[-1] == "2 bundle(s) checked: 1 error(s), 2 warning(s), 1 info"
     closed_range = next(f for f in data["findings"] if f["rule"] == "ocp-versions-closed-range")
-    tail = f" [OCP {closed_range['ocp_versions'][0]}-{closed_range['ocp_versions'][-1]}]"
-    assert next(l for l in lines if "ocp-versions-closed-range" in l).endswith(tail)
+    # the message names the releases it applies to, so the line does not repeat them as [OCP ...]
+    span = f"{closed_range['ocp_versions'][0]}-{closed_range['ocp_versions'][-1]}"
+    line = next(l for l in lines if "ocp-versions-closed-range" in l)
+    assert line.endswith(f"OpenShift {span}") and "[OCP" not in line
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
