@@ -7,7 +7,7 @@ from typing import Optional
 
 from .config import Config, ConfigError, load_config
 from .discover import UsageError, plan
-from .engine import Context, exit_code, run_stream
+from .engine import Context, exit_code
 from .load import git_toplevel
 from .report import build, facts_entry
 from .rules import load_all
@@ -57,8 +57,8 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
           root: Optional[str] = None, jobs: int = 1, cache_dir: Optional[str] = None,
           shard: Optional[tuple] = None, progress=None) -> Result:
     """Check ``paths`` and build the report. Bundles are checked one at a time and dropped
-    (``engine.run_stream``): ``jobs`` worker processes (1: in this process), ``cache_dir``
-    a result cache (``checker.cache``), ``shard=(index, count)`` (0-based) only the operators
+    (``runner.run``): ``jobs`` worker processes (1: in this process), ``cache_dir``
+    a result cache (``checker.runner.cache``), ``shard=(index, count)`` (0-based) only the operators
     of that shard (``discover.plan``), ``progress(done, total)`` called as bundles finish.
 
     ``changes`` (``FileChange`` list of a PR or ``--changed-since``): only the bundles they
@@ -88,7 +88,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     ctx = Context(config=cfg, profile=profile, target=target)
     cache = None
     if cache_dir:
-        from .cache import Cache, unsafe_reason
+        from .runner.cache import Cache, unsafe_reason
 
         reason = unsafe_reason(cache_dir, list(paths) + [root])
         if reason is not None:
@@ -97,12 +97,13 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
             cache = Cache(cache_dir)
         except (OSError, Exception) as e:  # sqlite3.Error included
             raise CheckError(f"--cache {cache_dir}: cannot use it as a cache ({e})")
-    from .merge import bundle_order
-    from .parallel import collector_tuned
+    from .runner import run
+    from .runner.merge import bundle_order
+    from .runner.processes import collector_tuned
 
     with collector_tuned():
         try:
-            findings = run_stream(repo, ctx, jobs=jobs, cache=cache, progress=progress)
+            findings = run(repo, ctx, jobs=jobs, cache=cache, progress=progress)
         finally:
             if cache is not None:
                 cache.close()

@@ -11,13 +11,12 @@ import codecs
 import itertools
 import json
 import os
-import subprocess
 import sys
 import time
 from typing import Optional
 
 from . import __version__
-from .targets import Refused
+from .targets import Refused, parse_target
 from .usage import Usage
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -134,7 +133,7 @@ def _pipe_closed() -> int:
 def _dispatch(args) -> int:
     if args.command == "rules":
         return cmd_rules(args)
-    from .parallel import collector_tuned
+    from .runner.processes import collector_tuned
 
     if args.command == "merge":
         with collector_tuned():  # the whole command: reports of 100,000s of objects are built
@@ -176,41 +175,10 @@ def cmd_rules(args) -> int:
     return 0
 
 
-def parse_target(s: Optional[str]) -> Optional[list]:
-    if not s:
-        return None
-    out = []
-    for part in s.split(","):
-        part = part.strip().lstrip("v")
-        bits = part.split(".")
-        if len(bits) != 2 or not all(b.isdigit() for b in bits):
-            raise Usage(f"--ocp: '{part}' is not an OpenShift release such as 4.16")
-        out.append(f"{int(bits[0])}.{int(bits[1])}")
-    return out
-
-
-def changed_since(ref: str, root: str) -> list:
-    """Files changed between ``ref`` and HEAD (three-dot: since they diverged), repo-relative."""
-    try:
-        res = subprocess.run(["git", "-C", root, "diff", "--name-only", "--no-renames", f"{ref}...HEAD"],
-                             capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Usage(f"--changed-since: git is not available ({e})")
-    if res.returncode != 0:
-        raise Usage(f"--changed-since {ref}: {res.stderr.strip() or 'git diff failed'}")
-    files = [l for l in res.stdout.splitlines() if l]
-    # work tree changes not committed yet count too
-    res2 = subprocess.run(["git", "-C", root, "status", "--porcelain", "--no-renames"], capture_output=True, text=True, timeout=120)
-    for l in res2.stdout.splitlines():
-        if len(l) > 3:
-            files.append(l[3:])
-    return sorted(set(files))
-
-
 def cmd_check(args) -> int:
     from .api import CheckError, check, repo_root
-    from .snapshot import content_digests
-    from .parallel import default_jobs
+    from .runner.snapshot import content_digests
+    from .runner.processes import default_jobs
 
     from . import targets
     from .engine import exit_code
@@ -235,7 +203,7 @@ def cmd_check(args) -> int:
         except ChangeError as e:
             raise Usage(f"--changed-since {args.changed_since}: {targets.first_line(e)}")
     if args.cache:  # before its snapshots are read (``api.check`` says the same of its results)
-        from .cache import unsafe_reason
+        from .runner.cache import unsafe_reason
 
         reason = unsafe_reason(args.cache, paths + [repo_root(paths)])
         if reason is not None:
@@ -268,7 +236,7 @@ def cmd_check(args) -> int:
     if snap is None:
         _emit(args, report, findings, view=view)
         return code
-    from .snapshot import Recorder
+    from .runner.snapshot import Recorder
 
     rec = Recorder()
     summary = _emit(args, report, findings, record=rec, view=view)
@@ -284,7 +252,7 @@ def _snapshot(args, paths: list, jobs: int = 1):
     many files just written, and a usable cache directory."""
     from .api import default_config, repo_root
     from .load import display_base_for
-    from .snapshot import Snapshots, file_digest, tree_signature
+    from .runner.snapshot import Snapshots, file_digest, tree_signature
 
     root = os.path.abspath(repo_root(paths))
     full = [os.path.abspath(p) for p in paths]
@@ -469,7 +437,7 @@ def parse_shard(s: Optional[str]) -> Optional[tuple]:
 
 def cmd_merge(args) -> int:
     from .engine import exit_code
-    from .merge import MergeError, merge_reports
+    from .runner.merge import MergeError, merge_reports
 
     reports = []
     for p in args.reports:

@@ -2,9 +2,10 @@
 
 Given a bundle dir, an operator dir (``operators/<name>/`` with version dirs), a catalog
 repository root (``operators/`` and/or ``catalogs/``) or any other directory (walked for
-bundle dirs), build a ``Repository`` with every bundle loaded. Half-formed bundle dirs are
-loaded too (rules report them); YAML files outside bundles are scanned for CatalogSource
-manifests.
+bundle dirs), ``plan`` builds a ``Repository`` of bundle references (nothing of a bundle
+read); ``load_ref`` loads one bundle, ``operator_context`` what its operator gives it.
+Half-formed bundle dirs are loaded too (rules report them); YAML files outside bundles are
+scanned for CatalogSource manifests.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Optional
 
 from .load import Reader, YAML_SUFFIXES, display_base_for, git_toplevel, load_bundle, looks_like_bundle
 from .layout import OPERATORS, bundle_place, locate, operators_touched
-from .model import BundleRef, Manifest, Operator, Repository
+from .model import BundleRef, Manifest, Operator, OperatorContext, Repository
 from .yamlload import Limits
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".github"}
@@ -54,26 +55,6 @@ def find_bundle_dirs(path: str, only: Optional[set] = None) -> list:
     return out
 
 
-def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
-             root: Optional[str] = None) -> Repository:
-    """Load everything under ``paths``: ``plan`` plus every bundle loaded into
-    ``repo.bundles`` (and its operator's ``bundles``). ``changed`` (display paths) limits which
-    bundles are checked; every bundle is still loaded as context when the root is a catalog
-    repository. ``root`` with no ``paths``: an empty repository rooted there (a change list
-    that touches nothing loadable, e.g. only deletions).
-
-    The engine does not use this for checking (it streams: ``plan``, then one bundle at a
-    time, see ``engine.run_stream``); it is for callers that want the whole model."""
-    repo = plan(paths, limits, changed, root=root)
-    reader = repo.extra["reader"]
-    for ref in repo.bundle_refs:
-        b = load_ref(reader, ref)
-        if b.operator is not None:
-            repo.operators[b.operator].bundles.append(b)
-        repo.bundles.append(b)
-    return repo
-
-
 def load_ref(reader: Reader, ref: BundleRef):
     """Load the bundle a ``BundleRef`` names (one bundle; nothing else is read)."""
     b = load_bundle(reader, ref.path)
@@ -112,7 +93,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     if not paths and root is not None:
         top = git_toplevel(root) or os.path.abspath(root)
         repo = Repository(root=top)
-        repo.extra["reader"] = Reader(top, display_base_for([root]), limits)
+        repo.reader = Reader(top, display_base_for([root]), limits)
         repo.is_catalog_repo = os.path.isdir(os.path.join(top, "operators"))
         if changed is not None:
             repo.changed_files = list(changed)
@@ -141,7 +122,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     # every path the user names is checked: a second path outside the first one's tree is a tree too
     reader.extra_roots = tuple(os.path.realpath(a if os.path.isdir(a) else os.path.dirname(a))
                                for a in abs_paths if not reader.inside(a))
-    repo.extra["reader"] = reader
+    repo.reader = reader
 
     bundle_dirs: list = []
     loose: list = []
@@ -226,19 +207,39 @@ def _below(path: str, top: str) -> bool:
 
 
 def load_catalogs(repo: Repository, reader: Reader) -> None:
-    """The file-based catalogs of ``repo.operators`` (into ``repo.extra["fbc"]`` and
+    """The file-based catalogs of ``repo.operators`` (into ``repo.fbc`` and
     ``repo.catalogs``)."""
     _load_catalogs(repo, reader)
+
+
+def operator_context(repo: Repository, name: str, refs: list):
+    """What a bundle of operator ``name`` is checked with (``model.OperatorContext``),
+    read before any of its bundles' rules run: the operator (its ci.yaml), its file-based
+    catalogs, and every bundle's light facts from ``metadata/annotations.yaml`` alone
+    (``facts.light_facts``: package, channels, default channel, label, mediatype), in
+    ``refs`` order. Nothing else of the bundles is read here."""
+    from .catalogs import load_operator_catalogs
+    from .facts import light_facts
+    from .load import load_metadata
+
+    reader = repo.reader
+    op = repo.operators[name]
+    siblings = []
+    for ref in refs:
+        light = load_metadata(reader, ref.path)
+        light.operator, light.version_dir = ref.operator, ref.version_dir
+        siblings.append(light_facts(light))
+    return OperatorContext(name=name, operator=op, refs=list(refs), siblings=siblings,
+                           catalogs=load_operator_catalogs(reader, op))
 
 
 def _load_catalogs(repo: Repository, reader: Reader) -> None:
     """FBC catalogs (catalogs/v4.X/<operator>/catalog.*) of the operators being loaded."""
     from .catalogs import load_operator_catalogs
 
-    fbc = repo.extra.setdefault("fbc", {})
     for name, op in sorted(repo.operators.items()):
         oc = load_operator_catalogs(reader, op)
-        fbc[name] = oc
+        repo.fbc[name] = oc
         for ocp, cat in oc.catalogs.items():
             repo.catalogs.setdefault(ocp, {})[name] = cat
 

@@ -189,7 +189,8 @@ def _display(path: str, base: str) -> str:
 def cmd_fix(args) -> int:
     from . import targets
     from .api import CheckError, check, repo_root
-    from .cli import Usage, parse_target
+    from .targets import parse_target
+    from .usage import Usage
     from .load import display_base_for
 
     paths = targets.expand(args.paths or ["."])

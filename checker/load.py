@@ -327,7 +327,7 @@ def _linked_out(reader: Reader, b: Bundle, d: str) -> bool:
         "image is built from the bundle directory alone (the image builder does not follow links out of its build "
         f"context), so the image would hold no {name}. Replace the link with the directory and its files."))
     b.files.append(sf)
-    b.extra.setdefault("refused_dirs", []).append(name)
+    b.refused_dirs.append(name)
     return True
 
 
@@ -345,7 +345,7 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
                     b.layout_problems.append((reader.rel(fp), f"metadata/{e.name} is a directory, not a file: opm finds no "
                                               "bundle annotations (\"Could not find annotations file\"), so it cannot tell the "
                                               "bundle's package, channels or format. Replace the directory with the annotations file."))
-                    b.extra["annotations_dir"] = True
+                    b.annotations_dir = True
                 continue
             if e.name.endswith(YAML_SUFFIXES) or e.is_symlink():
                 sf = reader.yaml_file(fp, skip=False)

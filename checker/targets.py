@@ -16,6 +16,7 @@ from typing import Optional
 
 from . import layout
 from .suggest import did_you_mean
+from .usage import Usage
 
 
 class Refused(Exception):
@@ -49,6 +50,20 @@ def _operator_for(path: str) -> Optional[str]:
         return op_dir
     rel = os.path.relpath(op_dir)
     return rel if not rel.startswith("..") else op_dir
+
+
+def parse_target(s: Optional[str]) -> Optional[list]:
+    """``--ocp 4.16,v4.17`` -> ["4.16", "4.17"] (None when not given); ``Usage`` for anything else."""
+    if not s:
+        return None
+    out = []
+    for part in s.split(","):
+        part = part.strip().lstrip("v")
+        bits = part.split(".")
+        if len(bits) != 2 or not all(b.isdigit() for b in bits):
+            raise Usage(f"--ocp: '{part}' is not an OpenShift release such as 4.16")
+        out.append(f"{int(bits[0])}.{int(bits[1])}")
+    return out
 
 
 def check_ocp(target: Optional[list], paths: list, config_path: Optional[str]) -> None:

@@ -463,3 +463,22 @@ def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
     if v is None:
         return None, None
     return (v.major, v.minor), None
+
+
+def release_ranges(versions: list) -> str:
+    """['4.12','4.13','4.14','4.16'] -> '4.12-4.14, 4.16' (releases in table order)."""
+    if not versions:
+        return ""
+    def key(v):
+        a, b = v.split(".")
+        return int(a), int(b)
+    vs = sorted(set(versions), key=key)
+    out, start, prev = [], vs[0], vs[0]
+    for v in vs[1:]:
+        if key(v) == (key(prev)[0], key(prev)[1] + 1):
+            prev = v
+            continue
+        out.append(start if start == prev else f"{start}-{prev}")
+        start = prev = v
+    out.append(start if start == prev else f"{start}-{prev}")
+    return ", ".join(out)

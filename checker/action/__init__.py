@@ -204,7 +204,8 @@ def base_config(env: ActionEnv, gh: Optional[GitHub], root: str, config: Optiona
 def _target(env: ActionEnv) -> Optional[list]:
     if not env.ocp_versions:
         return None
-    from ..cli import Usage, parse_target
+    from ..targets import parse_target
+    from ..usage import Usage
 
     try:
         return parse_target(env.ocp_versions)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from .text import _ranges
+from ..versions import release_ranges as _ranges
 
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 

@@ -1,6 +1,8 @@
 """Terminal output: `path:line:col: severity rule message`, then one line per bundle."""
 from __future__ import annotations
 
+from ..versions import release_ranges as _ranges
+
 
 def render(report, findings, rules) -> str:
     lines = [finding_line(f) for f in findings]
@@ -21,20 +23,3 @@ def finding_line(f) -> str:
     return f"{f.path}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message}{ocp}"
 
 
-def _ranges(versions: list) -> str:
-    """['4.12','4.13','4.14','4.16'] -> '4.12-4.14, 4.16' (releases in table order)."""
-    if not versions:
-        return ""
-    def key(v):
-        a, b = v.split(".")
-        return int(a), int(b)
-    vs = sorted(set(versions), key=key)
-    out, start, prev = [], vs[0], vs[0]
-    for v in vs[1:]:
-        if key(v) == (key(prev)[0], key(prev)[1] + 1):
-            prev = v
-            continue
-        out.append(start if start == prev else f"{start}-{prev}")
-        start = prev = v
-    out.append(start if start == prev else f"{start}-{prev}")
-    return ", ".join(out)

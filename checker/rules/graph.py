@@ -250,7 +250,7 @@ def _pos(f, which="replaces"):
 
 def _live(repo, ctx) -> set:
     rel = set()
-    for oc in (repo.extra.get("fbc") or {}).values():
+    for oc in repo.fbc.values():
         rel.update(oc.live_releases)
     return rel
 
@@ -652,7 +652,7 @@ def default_channel(repo, ctx):
             d = (f.default_channel or "").strip()
             if not f.checked or not d or d in package_channels:
                 continue  # an empty default is the bundle rule's; any channel of the package is legal
-            p = f.extra.get("default_pos") or f.annotations_pos
+            p = f.default_channel_pos or f.annotations_pos
             path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
             chans = ", ".join(package_channels)
             if f is decider:
