@@ -1,14 +1,13 @@
 """The library entry point: check paths and get the report, as the CLI and the Action do."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 
 from .config import Config, ConfigError, load_config
 from .discover import UsageError, plan
 from .engine import Context, exit_code
-from .load import git_toplevel
+from .roots import config_path as config_file, repo_root
 from .report import build, facts_entry
 from .rules import load_all
 
@@ -29,26 +28,6 @@ class Result:
     @property
     def exit_code(self) -> int:
         return exit_code(self.findings, self.fail_on)
-
-
-def repo_root(paths: list) -> str:
-    first = os.path.abspath(paths[0] if paths else ".")
-    return git_toplevel(first) or (first if os.path.isdir(first) else os.path.dirname(first))
-
-
-def default_config(paths: list) -> str:
-    """Where ``.olm-check.yaml`` is looked for: the root of the git work tree; outside git,
-    the current directory when every path is below it (display paths and the config's
-    per-path globs are relative to it), else the first path's directory."""
-    first = os.path.abspath(paths[0] if paths else ".")
-    top = git_toplevel(first)
-    if top is None:
-        cwd = os.getcwd()
-        if all(os.path.abspath(p) == cwd or os.path.abspath(p).startswith(cwd.rstrip(os.sep) + os.sep) for p in paths):
-            top = cwd
-        else:
-            top = first if os.path.isdir(first) else os.path.dirname(first)
-    return os.path.join(top, ".olm-check.yaml")
 
 
 def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
@@ -72,7 +51,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     paths = paths if (paths or root is not None) else ["."]
     root = repo_root(paths or [root])
     try:
-        cfg = load_config(config_path or default_config(paths or [root]), required=bool(config_path))
+        cfg = load_config(config_path or config_file(paths or [root]), required=bool(config_path))
     except ConfigError as e:
         raise CheckError(str(e))
     profile = profile or cfg.profile or "community"

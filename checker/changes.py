@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import posixpath
-import subprocess
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from . import git
 from .load import YAML_SUFFIXES, looks_like_bundle
 from .model import FileChange, split_renames  # noqa: F401 - split_renames: part of this module's interface
 
@@ -49,11 +49,11 @@ def from_github_files(files: Iterable[dict]) -> list:
     return out
 
 
-def _git(root: str, *args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+def _git(root: str, *args: str, timeout: int = 120):
     try:
-        return subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise ChangeError(f"git is not available ({e})") from None
+        return git.run(root, *args, timeout=timeout)
+    except git.GitError as e:
+        raise ChangeError(str(e)) from None
 
 
 def has_commits(root: str, *shas: str) -> bool:

@@ -176,7 +176,8 @@ def cmd_rules(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .api import CheckError, check, repo_root
+    from .api import CheckError, check
+    from .roots import repo_root
     from .runner.snapshot import content_digests
     from .runner.processes import default_jobs
 
@@ -250,8 +251,7 @@ def _snapshot(args, paths: list, jobs: int = 1):
     snapshotted: only a whole catalog repository is (its root, holding operators/, among the
     paths, nothing outside it: everything a run reads is then below the root), with not too
     many files just written, and a usable cache directory."""
-    from .api import default_config, repo_root
-    from .load import display_base_for
+    from .roots import config_path, display_base, repo_root
     from .runner.snapshot import Snapshots, file_digest, tree_signature
 
     root = os.path.abspath(repo_root(paths))
@@ -264,9 +264,9 @@ def _snapshot(args, paths: list, jobs: int = 1):
     walked = tree_signature(root, [args.cache] + ([args.output] if args.output and not args.output.endswith((".yaml", ".yml")) else []), jobs)
     if walked is None:
         return None
-    config = os.path.abspath(args.config) if args.config else default_config(paths)
+    config = os.path.abspath(args.config) if args.config else config_path(paths)
     command = [args.command, [os.path.abspath(p) for p in paths], args.ocp, args.profile, args.format, args.fail_on,
-               config, file_digest(config), args.shard, os.getcwd(), root, display_base_for(paths)]
+               config, file_digest(config), args.shard, os.getcwd(), root, display_base(paths)]
     from .selection import View
 
     command += View.from_args(args).key() + [bool(args.allow_empty)]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from .load import Reader, YAML_SUFFIXES, display_base_for, git_toplevel, load_bundle, looks_like_bundle
-from .layout import OPERATORS, bundle_place, locate, operators_touched
+from .load import Reader, YAML_SUFFIXES, load_bundle, looks_like_bundle
+from .layout import OPERATORS, bundle_place, operators_touched
+from .roots import display_base, enclosing_root, git_toplevel
 from .model import BundleRef, Manifest, Operator, OperatorContext, Repository
 from .yamlload import Limits
 
@@ -93,7 +94,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     if not paths and root is not None:
         top = git_toplevel(root) or os.path.abspath(root)
         repo = Repository(root=top)
-        repo.reader = Reader(top, display_base_for([root]), limits)
+        repo.reader = Reader(top, display_base([root]), limits)
         repo.is_catalog_repo = os.path.isdir(os.path.join(top, "operators"))
         if changed is not None:
             repo.changed_files = list(changed)
@@ -105,18 +106,15 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         if not os.path.exists(p):
             raise UsageError(f"{p}: no such file or directory")
     abs_paths = [os.path.abspath(p) for p in paths]
-    base = display_base_for(paths)
-    top = git_toplevel(abs_paths[0])
-    # a path inside a catalog repository: its root (the parent of operators/) is the checked
-    # tree's root, with or without git (a git work tree around it is wider still)
-    place = locate(abs_paths[0])
-    catalog_root = place.root if place is not None else None
-    if top is not None and catalog_root is not None and not _below(catalog_root, top):
-        top = None  # a git work tree inside the catalog repository does not narrow it
-    root = top or catalog_root or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
+    base = display_base(paths)
+    # the git work tree or the catalog repository around the first path (``roots``): a path
+    # inside a catalog repository has its root (the parent of operators/) as the checked
+    # tree's root, with or without git
+    enclosing = enclosing_root(abs_paths[0])
+    root = enclosing or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
     repo = Repository(root=root)
     # the checked tree: symlinks may not leave it
-    tree = top or catalog_root or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
+    tree = enclosing or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
     reader = Reader(tree, base, limits)
     reader.given = {a: p for a, p in zip(abs_paths, paths)}
     # every path the user names is checked: a second path outside the first one's tree is a tree too
@@ -200,10 +198,6 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     elif context:
         repo.checked = sorted({reader.rel(d) for d in named})
     return repo
-
-
-def _below(path: str, top: str) -> bool:
-    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def load_catalogs(repo: Repository, reader: Reader) -> None:

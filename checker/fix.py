@@ -188,15 +188,15 @@ def _display(path: str, base: str) -> str:
 
 def cmd_fix(args) -> int:
     from . import targets
-    from .api import CheckError, check, repo_root
+    from .api import CheckError, check
     from .targets import parse_target
     from .usage import Usage
-    from .load import display_base_for
+    from .roots import display_base, repo_root
 
     paths = targets.expand(args.paths or ["."])
     target = parse_target(args.ocp)
     targets.check_ocp(target, paths, args.config)
-    base = display_base_for(paths)
+    base = display_base(paths)
     root = repo_root(paths)
     total, files, passes = [], set(), 0
     while passes < (1 if args.diff else MAX_PASSES):

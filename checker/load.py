@@ -387,29 +387,3 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
 
 def looks_like_bundle(path: str) -> bool:
     return os.path.isdir(os.path.join(path, "manifests")) or os.path.isdir(os.path.join(path, "metadata"))
-
-
-def git_toplevel(path: str) -> Optional[str]:
-    p = os.path.abspath(path)
-    if os.path.isfile(p):
-        p = os.path.dirname(p)
-    while True:
-        if os.path.exists(os.path.join(p, ".git")):
-            return p
-        parent = os.path.dirname(p)
-        if parent == p:
-            return None
-        p = parent
-
-
-def display_base_for(paths: list) -> str:
-    """Where display paths are relative to: the git work tree, else the current directory
-    when the paths are below it, else the common parent (paths stay as given)."""
-    first = os.path.abspath(paths[0]) if paths else os.getcwd()
-    top = git_toplevel(first)
-    if top is not None:
-        return top
-    cwd = os.getcwd()
-    if all(os.path.abspath(p) == cwd or os.path.abspath(p).startswith(cwd.rstrip(os.sep) + os.sep) for p in paths):
-        return cwd
-    return cwd

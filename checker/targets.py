@@ -71,7 +71,7 @@ def check_ocp(target: Optional[list], paths: list, config_path: Optional[str]) -
     additions); the message names the known range and the closest releases."""
     if not target:
         return
-    from .api import default_config
+    from .roots import config_path as default_config
     from .config import ConfigError, load_config
     from .versions import OcpTable
 
@@ -101,7 +101,7 @@ def nothing_message(paths: list) -> str:
 
 
 def outside_git(paths: list) -> bool:
-    from .load import git_toplevel
+    from .roots import git_toplevel
 
     return git_toplevel(os.path.abspath(paths[0] if paths else ".")) is None
 

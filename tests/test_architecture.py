@@ -138,3 +138,67 @@ def test_the_core_does_not_import_the_runner():
     core = ("checker.engine", "checker.publication", "checker.versions_analysis", "checker.facts", "checker.model")
     bad = sorted((m, t) for m in core for t in graph[m] if t == "checker.runner" or t.startswith("checker.runner."))
     assert bad == []
+
+
+def _third_party_imports() -> dict:
+    """top-level import name -> the checker modules importing it, for every import of the
+    package that is neither the standard library nor checker itself."""
+    import sys
+
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    out: dict = {}
+    for name, path in _modules().items():
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                tops = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            for t in tops:
+                if t not in stdlib and t != "checker":
+                    out.setdefault(t, set()).add(name)
+    return out
+
+
+def _normal(dist: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
+def test_declared_dependencies_are_the_imported_ones():
+    """pyproject's dependencies (and the action extra, for checker/action) are exactly the
+    distributions the package imports: nothing declared and unused, nothing used undeclared."""
+    import re
+    import sys
+    from importlib.metadata import packages_distributions
+
+    if sys.version_info < (3, 11):  # tomllib
+        import pytest
+
+        pytest.skip("reads pyproject.toml with tomllib (Python 3.11+)")
+    import tomllib
+
+    with open(os.path.join(os.path.dirname(PKG_DIR), "pyproject.toml"), "rb") as fh:
+        project = tomllib.load(fh)["project"]
+
+    def names(specs) -> set:
+        return {_normal(re.split(r"[<>=!~;\[ ]", s, 1)[0]) for s in specs}
+
+    declared = names(project["dependencies"])
+    action = names(project["optional-dependencies"]["action"])
+    dists = packages_distributions()
+    core, extra = set(), set()
+    for top, users in _third_party_imports().items():
+        got = dists.get(top)
+        assert got, f"{top} (imported by {sorted(users)}) is installed by no distribution"
+        dist = _normal(got[0])
+        if all(u.startswith("checker.action") for u in users):
+            extra.add(dist)
+        else:
+            core.add(dist)
+    assert core == declared, f"imported {sorted(core)}, declared {sorted(declared)}"
+    assert extra - declared == action, f"the action imports {sorted(extra)}, its extra declares {sorted(action)}"

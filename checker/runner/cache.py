@@ -43,11 +43,12 @@ import mmap
 import os
 import sqlite3
 import stat
-import subprocess
 import time
 from typing import Optional
 
 from .. import __version__
+from ..git import tracked_file
+from ..layout import locate
 from ..load import stat_signature
 
 SCHEMA = 4  # 4: results are JSON (``encode``); 3 and before held pickles, never read now
@@ -91,42 +92,20 @@ def unsafe_reason(directory: str, checked: list) -> Optional[str]:
         if not os.path.isdir(top):
             top = os.path.dirname(top)
         trees = [top]
-        d = top  # below a catalog repository's operators/ (an operator, a bundle, a file of
-        for _ in range(4):  # one): the run reads the repository's ci.yaml and catalogs/ too
-            if os.path.basename(d) == "operators":
-                trees.append(os.path.dirname(d))
-                break
-            d = os.path.dirname(d)
+        # below a catalog repository's operators/ (an operator, a bundle, a file of one): the
+        # run reads the repository's ci.yaml and catalogs/ too
+        place = locate(top)
+        if place is not None and place.root != top:
+            trees.append(place.root)
         for t in trees:
             if cache == t or cache.startswith(t.rstrip(os.sep) + os.sep):
                 return (f"it is inside the checked tree {p if t == top else t}, where a pull request could put one: "
                         "use a directory outside it (e.g. ~/.cache/olm-check)")
-    tracked = _git_tracked(cache)
+    tracked = tracked_file(cache)
     if tracked:
         return (f"git tracks {tracked} in it, so a commit could put one there: "
                 "use a directory outside the work tree, or one git does not track")
     return None
-
-
-def _git_tracked(directory: str) -> Optional[str]:
-    """A file git tracks in ``directory`` (or why git cannot tell, when it is inside a work
-    tree), or None: no work tree, or nothing tracked there."""
-    if not os.path.isdir(directory):
-        return None  # not made yet: it holds nothing of a checkout
-    p = directory
-    while not os.path.exists(os.path.join(p, ".git")):  # no work tree around it: no git run
-        parent = os.path.dirname(p)
-        if parent == p:
-            return None
-        p = parent
-    try:
-        got = subprocess.run(["git", "-C", directory, "ls-files", "-z", "--", "."], capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return "files (git cannot be run to tell which)"
-    if got.returncode != 0:
-        return "files (git cannot tell which: " + (got.stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[0] + ")"
-    first = got.stdout.split(b"\0", 1)[0]
-    return os.fsdecode(first) if first else None
 
 
 # -- stored results: plain data --------------------------------------------------------------
