@@ -1,14 +1,13 @@
 """The library entry point: check paths and get the report, as the CLI and the Action do."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 
 from .config import Config, ConfigError, load_config
 from .discover import UsageError, plan
-from .engine import Context, exit_code, run_stream
-from .load import git_toplevel
+from .engine import Context, exit_code
+from .roots import config_path as config_file, repo_root
 from .report import build, facts_entry, not_ga
 from .rules import load_all
 
@@ -31,34 +30,14 @@ class Result:
         return exit_code(self.findings, self.fail_on)
 
 
-def repo_root(paths: list) -> str:
-    first = os.path.abspath(paths[0] if paths else ".")
-    return git_toplevel(first) or (first if os.path.isdir(first) else os.path.dirname(first))
-
-
-def default_config(paths: list) -> str:
-    """Where ``.olm-check.yaml`` is looked for: the root of the git work tree; outside git,
-    the current directory when every path is below it (display paths and the config's
-    per-path globs are relative to it), else the first path's directory."""
-    first = os.path.abspath(paths[0] if paths else ".")
-    top = git_toplevel(first)
-    if top is None:
-        cwd = os.getcwd()
-        if all(os.path.abspath(p) == cwd or os.path.abspath(p).startswith(cwd.rstrip(os.sep) + os.sep) for p in paths):
-            top = cwd
-        else:
-            top = first if os.path.isdir(first) else os.path.dirname(first)
-    return os.path.join(top, ".olm-check.yaml")
-
-
 def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
           fail_on: Optional[str] = None, target: Optional[list] = None,
           changed: Optional[list] = None, changes: Optional[list] = None,
           root: Optional[str] = None, jobs: int = 1, cache_dir: Optional[str] = None,
           shard: Optional[tuple] = None, progress=None) -> Result:
     """Check ``paths`` and build the report. Bundles are checked one at a time and dropped
-    (``engine.run_stream``): ``jobs`` worker processes (1: in this process), ``cache_dir``
-    a result cache (``checker.cache``), ``shard=(index, count)`` (0-based) only the operators
+    (``runner.run``): ``jobs`` worker processes (1: in this process), ``cache_dir``
+    a result cache (``checker.runner.cache``), ``shard=(index, count)`` (0-based) only the operators
     of that shard (``discover.plan``), ``progress(done, total)`` called as bundles finish.
 
     ``changes`` (``FileChange`` list of a PR or ``--changed-since``): only the bundles they
@@ -72,7 +51,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     paths = paths if (paths or root is not None) else ["."]
     root = repo_root(paths or [root])
     try:
-        cfg = load_config(config_path or default_config(paths or [root]), required=bool(config_path))
+        cfg = load_config(config_path or config_file(paths or [root]), required=bool(config_path))
     except ConfigError as e:
         raise CheckError(str(e))
     profile = profile or cfg.profile or "community"
@@ -88,7 +67,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     ctx = Context(config=cfg, profile=profile, target=target)
     cache = None
     if cache_dir:
-        from .cache import Cache, unsafe_reason
+        from .runner.cache import Cache, unsafe_reason
 
         reason = unsafe_reason(cache_dir, list(paths) + [root])
         if reason is not None:
@@ -97,12 +76,13 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
             cache = Cache(cache_dir)
         except (OSError, Exception) as e:  # sqlite3.Error included
             raise CheckError(f"--cache {cache_dir}: cannot use it as a cache ({e})")
-    from .merge import bundle_order
-    from .parallel import collector_tuned
+    from .runner import run
+    from .runner.merge import bundle_order
+    from .runner.processes import collector_tuned
 
     with collector_tuned():
         try:
-            findings = run_stream(repo, ctx, jobs=jobs, cache=cache, progress=progress)
+            findings = run(repo, ctx, jobs=jobs, cache=cache, progress=progress)
         finally:
             if cache is not None:
                 cache.close()

@@ -3,7 +3,7 @@
 Used by the GitHub Action (a pull request's files, from the PR files API or ``git diff
 base...head``) and by ``olm-check check --changed-since REF``. Like ``load``/``discover``
 this module reads the tree (and runs git, read-only); rules only see the result on the
-model: ``Repository.changes`` (``FileChange`` list) and ``Repository.extra["change_dirs"]``
+model: ``Repository.changes`` (``FileChange`` list) and ``Repository.change_dirs``
 (what each touched ``operators/<name>[/<sub>]`` directory is in the checked tree).
 
 Renames count as a removal of the old path plus an addition of the new one: a bundle
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-import subprocess
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from . import git
 from .load import YAML_SUFFIXES, looks_like_bundle
-from .model import FileChange
+from .model import FileChange, split_renames  # noqa: F401 - split_renames: part of this module's interface
 
 # GitHub's pulls/{n}/files statuses -> ours
 _GITHUB_STATUS = {"added": "added", "removed": "removed", "modified": "modified", "renamed": "renamed",
@@ -49,11 +49,11 @@ def from_github_files(files: Iterable[dict]) -> list:
     return out
 
 
-def _git(root: str, *args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+def _git(root: str, *args: str, timeout: int = 120):
     try:
-        return subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise ChangeError(f"git is not available ({e})") from None
+        return git.run(root, *args, timeout=timeout)
+    except git.GitError as e:
+        raise ChangeError(str(e)) from None
 
 
 def has_commits(root: str, *shas: str) -> bool:
@@ -118,18 +118,6 @@ def merge(changes: list) -> list:
     for c in changes:
         seen[c.path] = c
     return list(seen.values())
-
-
-def split_renames(changes: Iterable[FileChange]) -> list:
-    """[(status, path)] with each rename as ("removed", old) + ("added", new)."""
-    out = []
-    for c in changes:
-        if c.status == "renamed" and c.previous_path:
-            out.append(("removed", c.previous_path))
-            out.append(("added", c.path))
-        else:
-            out.append((c.status, c.path))
-    return out
 
 
 def touched_paths(changes: Iterable[FileChange]) -> list:
@@ -278,11 +266,11 @@ def attach(repo, changes: list) -> None:
     root = repo.root
     if os.path.isdir(os.path.join(root, "operators")):
         repo.is_catalog_repo = True
-    repo.extra["change_dirs"] = dir_facts(root, changes)
-    reader = repo.extra.get("reader")
+    repo.change_dirs = dir_facts(root, changes)
+    reader = repo.reader
     if reader is None:
         return
-    touched_ops = sorted({d.split("/")[1] for d in repo.extra["change_dirs"] if d.count("/") == 1})
+    touched_ops = sorted({d.split("/")[1] for d in repo.change_dirs if d.count("/") == 1})
     for name in touched_ops:
         odir = os.path.join(root, "operators", name)
         if name not in repo.operators and os.path.isdir(odir):
@@ -291,7 +279,7 @@ def attach(repo, changes: list) -> None:
             if os.path.isfile(ci):
                 op.ci_file = reader.yaml_file(ci, skip=False)
             repo.operators[name] = op
-    removing = sorted({d.split("/")[1] for d, state in repo.extra["change_dirs"].items()
+    removing = sorted({d.split("/")[1] for d, state in repo.change_dirs.items()
                        if d.count("/") == 2 and state == "absent"})
     cat_root = os.path.join(root, "catalogs")
     if not removing or not os.path.isdir(cat_root):

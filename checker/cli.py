@@ -12,13 +12,12 @@ import itertools
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 from typing import Optional
 
 from . import __version__
-from .targets import Refused
+from .targets import Refused, parse_target
 from .usage import Usage
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -142,7 +141,7 @@ def _pipe_closed() -> int:
 def _dispatch(args) -> int:
     if args.command == "rules":
         return cmd_rules(args)
-    from .parallel import collector_tuned
+    from .runner.processes import collector_tuned
 
     if args.command == "merge":
         with collector_tuned():  # the whole command: reports of 100,000s of objects are built
@@ -188,41 +187,11 @@ def cmd_rules(args) -> int:
     return 0
 
 
-def parse_target(s: Optional[str]) -> Optional[list]:
-    if not s:
-        return None
-    out = []
-    for part in s.split(","):
-        part = part.strip().lstrip("v")
-        bits = part.split(".")
-        if len(bits) != 2 or not all(b.isdigit() for b in bits):
-            raise Usage(f"--ocp: '{part}' is not an OpenShift release such as 4.16")
-        out.append(f"{int(bits[0])}.{int(bits[1])}")
-    return out
-
-
-def changed_since(ref: str, root: str) -> list:
-    """Files changed between ``ref`` and HEAD (three-dot: since they diverged), repo-relative."""
-    try:
-        res = subprocess.run(["git", "-C", root, "diff", "--name-only", "--no-renames", f"{ref}...HEAD"],
-                             capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Usage(f"--changed-since: git is not available ({e})")
-    if res.returncode != 0:
-        raise Usage(f"--changed-since {ref}: {res.stderr.strip() or 'git diff failed'}")
-    files = [l for l in res.stdout.splitlines() if l]
-    # work tree changes not committed yet count too
-    res2 = subprocess.run(["git", "-C", root, "status", "--porcelain", "--no-renames"], capture_output=True, text=True, timeout=120)
-    for l in res2.stdout.splitlines():
-        if len(l) > 3:
-            files.append(l[3:])
-    return sorted(set(files))
-
-
 def cmd_check(args) -> int:
-    from .api import CheckError, check, repo_root
-    from .snapshot import content_digests
-    from .parallel import default_jobs
+    from .api import CheckError, check
+    from .roots import repo_root
+    from .runner.snapshot import content_digests
+    from .runner.processes import default_jobs
 
     from . import targets
     from .engine import exit_code
@@ -247,7 +216,7 @@ def cmd_check(args) -> int:
         except ChangeError as e:
             raise Usage(f"--changed-since {args.changed_since}: {targets.first_line(e)}")
     if args.cache:  # before its snapshots are read (``api.check`` says the same of its results)
-        from .cache import unsafe_reason
+        from .runner.cache import unsafe_reason
 
         reason = unsafe_reason(args.cache, paths + [repo_root(paths)])
         if reason is not None:
@@ -281,7 +250,7 @@ def cmd_check(args) -> int:
     if snap is None:
         _emit(args, report, findings, view=view)
         return code
-    from .snapshot import Recorder
+    from .runner.snapshot import Recorder
 
     rec = Recorder()
     summary = _emit(args, report, findings, record=rec, view=view)
@@ -294,7 +263,7 @@ def _text_paths(paths: list):
     """The text report's paths: relative to the current directory, as linters print them
     (the report's own paths, in JSON, SARIF and github, stay relative to the repository root:
     GitHub code scanning and annotations need those)."""
-    from .load import display_base_for
+    from .roots import display_base as display_base_for
     from .report.text import Paths
 
     return Paths(display_base_for(paths), paths)
@@ -305,9 +274,8 @@ def _snapshot(args, paths: list, jobs: int = 1):
     snapshotted: only a whole catalog repository is (its root, holding operators/, among the
     paths, nothing outside it: everything a run reads is then below the root), with not too
     many files just written, and a usable cache directory."""
-    from .api import default_config, repo_root
-    from .load import display_base_for
-    from .snapshot import Snapshots, file_digest, tree_signature
+    from .roots import config_path, display_base, repo_root
+    from .runner.snapshot import Snapshots, file_digest, tree_signature
 
     root = os.path.abspath(repo_root(paths))
     full = [os.path.abspath(p) for p in paths]
@@ -319,9 +287,9 @@ def _snapshot(args, paths: list, jobs: int = 1):
     walked = tree_signature(root, [args.cache] + ([args.output] if args.output and not args.output.endswith((".yaml", ".yml")) else []), jobs)
     if walked is None:
         return None
-    config = os.path.abspath(args.config) if args.config else default_config(paths)
+    config = os.path.abspath(args.config) if args.config else config_path(paths)
     command = [args.command, [os.path.abspath(p) for p in paths], args.ocp, args.profile, args.format, args.fail_on,
-               config, file_digest(config), args.shard, os.getcwd(), root, display_base_for(paths)]
+               config, file_digest(config), args.shard, os.getcwd(), root, display_base(paths)]
     from .selection import View
 
     command += View.from_args(args).key() + [bool(args.allow_empty)]
@@ -493,7 +461,7 @@ def parse_shard(s: Optional[str]) -> Optional[tuple]:
 
 def cmd_merge(args) -> int:
     from .engine import exit_code
-    from .merge import MergeError, merge_reports
+    from .runner.merge import MergeError, merge_reports
 
     reports = []
     for p in args.reports:

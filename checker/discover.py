@@ -2,18 +2,20 @@
 
 Given a bundle dir, an operator dir (``operators/<name>/`` with version dirs), a catalog
 repository root (``operators/`` and/or ``catalogs/``) or any other directory (walked for
-bundle dirs), build a ``Repository`` with every bundle loaded. Half-formed bundle dirs are
-loaded too (rules report them); YAML files outside bundles are scanned for CatalogSource
-manifests.
+bundle dirs), ``plan`` builds a ``Repository`` of bundle references (nothing of a bundle
+read); ``load_ref`` loads one bundle, ``operator_context`` what its operator gives it.
+Half-formed bundle dirs are loaded too (rules report them); YAML files outside bundles are
+scanned for CatalogSource manifests.
 """
 from __future__ import annotations
 
 import os
 from typing import Optional
 
-from .load import Reader, YAML_SUFFIXES, display_base_for, git_toplevel, load_bundle, looks_like_bundle
-from .layout import OPERATORS, bundle_place, locate, operators_touched
-from .model import BundleRef, Manifest, Operator, Repository
+from .load import Reader, YAML_SUFFIXES, load_bundle, looks_like_bundle
+from .layout import OPERATORS, bundle_place, operators_touched
+from .roots import display_base, enclosing_root, git_toplevel
+from .model import BundleRef, Manifest, Operator, OperatorContext, Repository
 from .yamlload import Limits
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".github"}
@@ -54,26 +56,6 @@ def find_bundle_dirs(path: str, only: Optional[set] = None) -> list:
     return out
 
 
-def discover(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
-             root: Optional[str] = None) -> Repository:
-    """Load everything under ``paths``: ``plan`` plus every bundle loaded into
-    ``repo.bundles`` (and its operator's ``bundles``). ``changed`` (display paths) limits which
-    bundles are checked; every bundle is still loaded as context when the root is a catalog
-    repository. ``root`` with no ``paths``: an empty repository rooted there (a change list
-    that touches nothing loadable, e.g. only deletions).
-
-    The engine does not use this for checking (it streams: ``plan``, then one bundle at a
-    time, see ``engine.run_stream``); it is for callers that want the whole model."""
-    repo = plan(paths, limits, changed, root=root)
-    reader = repo.extra["reader"]
-    for ref in repo.bundle_refs:
-        b = load_ref(reader, ref)
-        if b.operator is not None:
-            repo.operators[b.operator].bundles.append(b)
-        repo.bundles.append(b)
-    return repo
-
-
 def load_ref(reader: Reader, ref: BundleRef):
     """Load the bundle a ``BundleRef`` names (one bundle; nothing else is read)."""
     b = load_bundle(reader, ref.path)
@@ -112,7 +94,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     if not paths and root is not None:
         top = git_toplevel(root) or os.path.abspath(root)
         repo = Repository(root=top)
-        repo.extra["reader"] = Reader(top, display_base_for([root]), limits)
+        repo.reader = Reader(top, display_base([root]), limits)
         repo.is_catalog_repo = os.path.isdir(os.path.join(top, "operators"))
         if changed is not None:
             repo.changed_files = list(changed)
@@ -124,24 +106,21 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         if not os.path.exists(p):
             raise UsageError(f"{p}: no such file or directory")
     abs_paths = [os.path.abspath(p) for p in paths]
-    base = display_base_for(paths)
-    top = git_toplevel(abs_paths[0])
-    # a path inside a catalog repository: its root (the parent of operators/) is the checked
-    # tree's root, with or without git (a git work tree around it is wider still)
-    place = locate(abs_paths[0])
-    catalog_root = place.root if place is not None else None
-    if top is not None and catalog_root is not None and not _below(catalog_root, top):
-        top = None  # a git work tree inside the catalog repository does not narrow it
-    root = top or catalog_root or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
+    base = display_base(paths)
+    # the git work tree or the catalog repository around the first path (``roots``): a path
+    # inside a catalog repository has its root (the parent of operators/) as the checked
+    # tree's root, with or without git
+    enclosing = enclosing_root(abs_paths[0])
+    root = enclosing or (abs_paths[0] if os.path.isdir(abs_paths[0]) else os.path.dirname(abs_paths[0]))
     repo = Repository(root=root)
     # the checked tree: symlinks may not leave it
-    tree = top or catalog_root or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
+    tree = enclosing or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
     reader = Reader(tree, base, limits)
     reader.given = {a: p for a, p in zip(abs_paths, paths)}
     # every path the user names is checked: a second path outside the first one's tree is a tree too
     reader.extra_roots = tuple(os.path.realpath(a if os.path.isdir(a) else os.path.dirname(a))
                                for a in abs_paths if not reader.inside(a))
-    repo.extra["reader"] = reader
+    repo.reader = reader
 
     bundle_dirs: list = []
     loose: list = []
@@ -221,24 +200,40 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     return repo
 
 
-def _below(path: str, top: str) -> bool:
-    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
-
-
 def load_catalogs(repo: Repository, reader: Reader) -> None:
-    """The file-based catalogs of ``repo.operators`` (into ``repo.extra["fbc"]`` and
+    """The file-based catalogs of ``repo.operators`` (into ``repo.fbc`` and
     ``repo.catalogs``)."""
     _load_catalogs(repo, reader)
+
+
+def operator_context(repo: Repository, name: str, refs: list):
+    """What a bundle of operator ``name`` is checked with (``model.OperatorContext``),
+    read before any of its bundles' rules run: the operator (its ci.yaml), its file-based
+    catalogs, and every bundle's light facts from ``metadata/annotations.yaml`` alone
+    (``facts.light_facts``: package, channels, default channel, label, mediatype), in
+    ``refs`` order. Nothing else of the bundles is read here."""
+    from .catalogs import load_operator_catalogs
+    from .facts import light_facts
+    from .load import load_metadata
+
+    reader = repo.reader
+    op = repo.operators[name]
+    siblings = []
+    for ref in refs:
+        light = load_metadata(reader, ref.path)
+        light.operator, light.version_dir = ref.operator, ref.version_dir
+        siblings.append(light_facts(light))
+    return OperatorContext(name=name, operator=op, refs=list(refs), siblings=siblings,
+                           catalogs=load_operator_catalogs(reader, op))
 
 
 def _load_catalogs(repo: Repository, reader: Reader) -> None:
     """FBC catalogs (catalogs/v4.X/<operator>/catalog.*) of the operators being loaded."""
     from .catalogs import load_operator_catalogs
 
-    fbc = repo.extra.setdefault("fbc", {})
     for name, op in sorted(repo.operators.items()):
         oc = load_operator_catalogs(reader, op)
-        fbc[name] = oc
+        repo.fbc[name] = oc
         for ocp, cat in oc.catalogs.items():
             repo.catalogs.setdefault(ocp, {})[name] = cat
 

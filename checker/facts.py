@@ -3,10 +3,27 @@ from __future__ import annotations
 
 from .model import Bundle, BundleFacts, Pos
 from .nodes import Mapping, Scalar, Sequence
+from .versions import LABEL_KEY
 
 
 def _pos(file, node) -> Pos:
     return Pos(file.rel, node.line, node.col) if node is not None else Pos(file.rel)
+
+
+def light_facts(b: Bundle) -> BundleFacts:
+    """The facts of a bundle read from ``metadata/annotations.yaml`` alone
+    (``load.load_metadata``): package, mediatype, channels, default channel, label. What a
+    bundle's rules know of the other bundles of its operator (``OperatorContext.siblings``)."""
+    f = BundleFacts(rel=b.rel, checked=False, operator=b.operator, version_dir=b.version_dir,
+                    package=b.package, mediatype=b.mediatype)
+    ann = b.annotations
+    if ann is not None:
+        ch = ann.str("operators.operatorframework.io.bundle.channels.v1")
+        if ch:
+            f.channels = [c.strip() for c in ch.split(",") if c.strip()]
+        f.default_channel = ann.str("operators.operatorframework.io.bundle.channel.default.v1")
+        f.label = ann.str(LABEL_KEY)
+    return f
 
 
 def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
@@ -32,7 +49,7 @@ def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
         # (graph.default_channel); picklable Pos values only
         dn = b.annotations.get("operators.operatorframework.io.bundle.channel.default.v1")
         if dn is not None and b.annotations_file is not None:
-            f.extra["default_pos"] = _pos(b.annotations_file, dn)
+            f.default_channel_pos = _pos(b.annotations_file, dn)
     csv = b.csv
     if csv is not None:
         f.csv_name = csv.name

@@ -188,14 +188,15 @@ def _display(path: str, base: str) -> str:
 
 def cmd_fix(args) -> int:
     from . import targets
-    from .api import CheckError, check, repo_root
-    from .cli import Usage, parse_target
-    from .load import display_base_for
+    from .api import CheckError, check
+    from .targets import parse_target
+    from .usage import Usage
+    from .roots import display_base, repo_root
 
     paths = targets.expand(args.paths or ["."])
     target = parse_target(args.ocp)
     targets.check_ocp(target, paths, args.config)
-    base = display_base_for(paths)
+    base = display_base(paths)
     root = repo_root(paths)
     from .report.text import Paths
 

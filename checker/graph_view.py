@@ -51,10 +51,10 @@ def load_operator(path: str):
         raise Usage(f"{path}: not an operator directory (operators/<name>/ holding the operator's bundle "
                     "directories and ci.yaml)" if os.path.exists(path) else f"{path}: no such file or directory")
     repo = plan([path])
-    reader = repo.extra["reader"]
+    reader = repo.reader
     op = repo.operators.get(name)
     facts = [bundle_facts(_light_bundle(reader, ref), checked=False) for ref in repo.bundle_refs if ref.operator == name]
-    oc = (repo.extra.get("fbc") or {}).get(name)
+    oc = repo.fbc.get(name)
     return name, op, facts, oc
 
 
@@ -235,7 +235,7 @@ def render(g: OperatorGraph, fmt: str, channels: Optional[list] = None) -> str:
 
 
 def cmd_graph(args) -> int:
-    from .cli import parse_target
+    from .targets import parse_target
 
     release = None
     if args.ocp:

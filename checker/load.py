@@ -337,7 +337,7 @@ def _linked_out(reader: Reader, b: Bundle, d: str) -> bool:
         f"builder does not follow links out of its build context), so the image would hold no {name}. Replace the link "
         "with the directory and its files."))
     b.files.append(sf)
-    b.extra.setdefault("refused_dirs", []).append(name)
+    b.refused_dirs.append(name)
     return True
 
 
@@ -356,7 +356,7 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
                                               "opm finds no bundle annotations (\"Could not find annotations file\"), so it "
                                               "cannot tell the bundle's package, channels or format. Replace the directory "
                                               "with the annotations file."))
-                    b.extra["annotations_dir"] = True
+                    b.annotations_dir = True
                 continue
             if e.name.endswith(YAML_SUFFIXES) or e.is_symlink():
                 sf = reader.yaml_file(fp, skip=False)
@@ -401,29 +401,3 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
 
 def looks_like_bundle(path: str) -> bool:
     return os.path.isdir(os.path.join(path, "manifests")) or os.path.isdir(os.path.join(path, "metadata"))
-
-
-def git_toplevel(path: str) -> Optional[str]:
-    p = os.path.abspath(path)
-    if os.path.isfile(p):
-        p = os.path.dirname(p)
-    while True:
-        if os.path.exists(os.path.join(p, ".git")):
-            return p
-        parent = os.path.dirname(p)
-        if parent == p:
-            return None
-        p = parent
-
-
-def display_base_for(paths: list) -> str:
-    """Where display paths are relative to: the git work tree, else the current directory
-    when the paths are below it, else the common parent (paths stay as given)."""
-    first = os.path.abspath(paths[0]) if paths else os.getcwd()
-    top = git_toplevel(first)
-    if top is not None:
-        return top
-    cwd = os.getcwd()
-    if all(os.path.abspath(p) == cwd or os.path.abspath(p).startswith(cwd.rstrip(os.sep) + os.sep) for p in paths):
-        return cwd
-    return cwd

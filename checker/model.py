@@ -5,7 +5,7 @@ Built by ``checker.load``; read (never changed, never re-read from disk) by rule
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from .nodes import Mapping, Node, Scalar
 
@@ -139,7 +139,15 @@ class VersionInfo:
     ocp_installable: list = field(default_factory=list)
     explicit_target: bool = False  # --ocp given
     no_constraints: bool = False
-    publication_source: str = "label"  # label | catalogs | all-known | target
+    publication_source: str = "label"  # label | catalogs | catalog-mapping | all-known | target
+    # publication, decided before any rule runs (``checker.publication``)
+    fbc_operator: bool = False  # the operator's file-based catalogs decide (ci.yaml fbc.enabled: true)
+    catalog_ocp: list = field(default_factory=list)  # releases whose catalogs list the bundle's CSV name
+    mapped_ocp: list = field(default_factory=list)  # ci.yaml catalog_mapping releases of a bundle no catalog lists yet
+    mapping_uncertain: bool = False  # several templates map to different catalogs; the label did not tell which
+    # a plain bundle's metadata/olm.yaml minKubeVersion (the CSV's stand-in) and that file
+    declared_min_kube: Optional[Node] = None
+    declared_min_kube_file: Optional[SourceFile] = None
 
 
 @dataclass
@@ -156,10 +164,12 @@ class Bundle:
     manifest_files: list = field(default_factory=list)  # SourceFile under manifests/
     metadata_files: list = field(default_factory=list)
     layout_problems: list = field(default_factory=list)  # (file rel or dir rel, message, detail)
+    refused_dirs: list = field(default_factory=list)  # manifests/, metadata/ linked out of the checked tree (not read)
+    annotations_dir: bool = False  # metadata/annotations.yaml is a directory
     operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
     version_dir: Optional[str] = None
     versions: VersionInfo = field(default_factory=VersionInfo)
-    extra: dict = field(default_factory=dict)  # room for rule families' derived data
+    extra: dict = field(default_factory=dict)  # memos of derived data (rules compute it once per bundle)
 
     def sub(self, *parts: str) -> str:
         """Display path of something inside the bundle directory."""
@@ -228,6 +238,23 @@ class Operator:
 
 
 @dataclass
+class OperatorContext:
+    """What a bundle of ``operators/<name>/`` is checked with, the same however the bundle
+    was named, prepared before any of its rules run (``discover.operator_context``): the
+    operator (its ci.yaml), its file-based catalogs, and every bundle's light facts
+    (``BundleFacts`` from ``metadata/annotations.yaml`` alone: package, channels, default
+    channel, label, mediatype; ``facts.light_facts``), the bundle being checked included.
+    Bundle rules read it as ``ctx.operator``; the operator's repository rules run on it with
+    every bundle's full facts (``engine.check_operator``)."""
+
+    name: str
+    operator: Optional[Operator] = None
+    refs: list = field(default_factory=list)  # BundleRef of every bundle of the operator in the run
+    siblings: list = field(default_factory=list)  # light BundleFacts, in ``refs`` order
+    catalogs: Any = None  # catalogs.OperatorCatalogs
+
+
+@dataclass
 class Repository:
     """What was checked: its root, bundles, loose manifests, catalog-repository parts."""
 
@@ -244,7 +271,10 @@ class Repository:
     changed_files: Optional[list] = None  # for --changed-since / PR mode (display paths)
     changes: Optional[list] = None  # FileChange list of a PR / --changed-since (None: not known)
     facts: list = field(default_factory=list)  # BundleFacts of every loaded bundle (repo rules read these)
-    extra: dict = field(default_factory=dict)
+    fbc: dict = field(default_factory=dict)  # operator -> catalogs.OperatorCatalogs (file-based catalogs, ci.yaml fbc)
+    change_dirs: dict = field(default_factory=dict)  # directory of a change list -> its state (``changes.dir_facts``)
+    reader: Any = None  # load.Reader of the run (the checked tree, display paths, limits)
+    extra: dict = field(default_factory=dict)  # what the runner reports of the run (``cache_stats``)
 
     def iter_bundles(self) -> Iterator[Bundle]:
         return iter(self.bundles)
@@ -261,6 +291,18 @@ class FileChange:
     status: str
     path: str
     previous_path: Optional[str] = None
+
+
+def split_renames(changes: Iterable) -> list:
+    """[(status, path)] with each rename as ("removed", old) + ("added", new)."""
+    out = []
+    for c in changes:
+        if c.status == "renamed" and c.previous_path:
+            out.append(("removed", c.previous_path))
+            out.append(("added", c.path))
+        else:
+            out.append((c.status, c.path))
+    return out
 
 
 @dataclass
@@ -306,4 +348,4 @@ class BundleFacts:
     owned_crds: list = field(default_factory=list)  # [(name, version, kind)]
     package_pos: Optional[Pos] = None  # the package annotation's value
     label_range: Optional[tuple] = None  # valid label: (lower, upper or None) as (major, minor) tuples
-    extra: dict = field(default_factory=dict)  # room for rule families (picklable values only)
+    default_channel_pos: Optional[Pos] = None  # the default channel annotation's value

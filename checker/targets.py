@@ -16,6 +16,7 @@ from typing import Optional
 
 from . import layout
 from .suggest import did_you_mean
+from .usage import Usage
 
 
 class Refused(Exception):
@@ -51,12 +52,26 @@ def _operator_for(path: str) -> Optional[str]:
     return rel if not rel.startswith("..") else op_dir
 
 
+def parse_target(s: Optional[str]) -> Optional[list]:
+    """``--ocp 4.16,v4.17`` -> ["4.16", "4.17"] (None when not given); ``Usage`` for anything else."""
+    if not s:
+        return None
+    out = []
+    for part in s.split(","):
+        part = part.strip().lstrip("v")
+        bits = part.split(".")
+        if len(bits) != 2 or not all(b.isdigit() for b in bits):
+            raise Usage(f"--ocp: '{part}' is not an OpenShift release such as 4.16")
+        out.append(f"{int(bits[0])}.{int(bits[1])}")
+    return out
+
+
 def check_ocp(target: Optional[list], paths: list, config_path: Optional[str]) -> None:
     """Refuse ``--ocp`` releases that are not in the release table (with the configuration's
     additions); the message names the known range and the closest releases."""
     if not target:
         return
-    from .api import default_config
+    from .roots import config_path as default_config
     from .config import ConfigError, load_config
     from .versions import OcpTable
 
@@ -86,7 +101,7 @@ def nothing_message(paths: list) -> str:
 
 
 def outside_git(paths: list) -> bool:
-    from .load import git_toplevel
+    from .roots import git_toplevel
 
     return git_toplevel(os.path.abspath(paths[0] if paths else ".")) is None
 

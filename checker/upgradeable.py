@@ -117,7 +117,8 @@ def evaluate(verdicts: list, cluster: tuple) -> dict:
 
 
 def cmd_upgradeable(args) -> int:
-    from .load import Reader, display_base_for, load_bundle
+    from .load import Reader, load_bundle
+    from .roots import display_base
     from .model import Bundle, Manifest
 
     try:  # OLM reads the cluster's release with semver.ParseTolerant (helpers.go getCurrentRelease)
@@ -125,7 +126,7 @@ def cmd_upgradeable(args) -> int:
     except SemverError:
         raise Usage(f"--cluster-version: '{args.cluster_version}' is not an OpenShift version such as 4.8") from None
     cluster = (release.major, release.minor)
-    base = display_base_for(args.paths)
+    base = display_base(args.paths)
     verdicts = []
     problems = []
     for p in args.paths:

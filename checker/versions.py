@@ -497,3 +497,26 @@ def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
     if v is None:
         return None, None
     return (v.major, v.minor), None
+
+
+def release_ranges(versions: list, preview=()) -> str:
+    """['4.12','4.13','4.14','4.16'] -> '4.12-4.14, 4.16' (releases in table order); the
+    releases in ``preview`` (not GA) are set apart: '4.12-4.22, 4.23 (not GA)'."""
+    if not versions:
+        return ""
+
+    def key(v):
+        a, b = v.split(".")
+        return int(a), int(b)
+
+    preview = set(preview or ())
+    vs = sorted(set(versions), key=key)
+    runs, start, prev = [], vs[0], vs[0]
+    for v in vs[1:]:
+        if key(v) == (key(prev)[0], key(prev)[1] + 1) and (v in preview) == (prev in preview):
+            prev = v
+            continue
+        runs.append((start, prev))
+        start = prev = v
+    runs.append((start, prev))
+    return ", ".join((a if a == b else f"{a}-{b}") + (" (not GA)" if a in preview else "") for a, b in runs)

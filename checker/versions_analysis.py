@@ -1,8 +1,9 @@
 """Derive a bundle's VersionInfo from the model: the label, maxOpenShiftVersion
 declarations, minKubeVersion, the releases it is published to and installable on.
 
-Runs once per bundle before the rules (``engine.check_bundle``); rules read
-``bundle.versions`` and never recompute it.
+Runs once per bundle before the rules, after publication is decided
+(``publication.decide``, ``engine.check_bundle``); rules read ``bundle.versions`` and never
+recompute it.
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def analyse(bundle: Bundle, ctx) -> None:
     spec = csv.spec() if csv is not None else None
     if spec is not None and "minKubeVersion" in spec:
         mk_node = spec.get("minKubeVersion")
-    elif bundle.extra.get("min_kube_node") is not None:
-        mk_node = bundle.extra["min_kube_node"]
+    elif vi.declared_min_kube is not None:
+        mk_node = vi.declared_min_kube
     min_kube = None
     if isinstance(mk_node, Scalar) and mk_node.value not in (None, ""):
         vi.min_kube_node = mk_node
@@ -48,13 +49,13 @@ def analyse(bundle: Bundle, ctx) -> None:
         published = [table.get(v) for v in ctx.target if table.get(v) is not None]
         vi.explicit_target = True
         vi.publication_source = "target"
-    elif bundle.extra.get("catalog_ocp"):
-        published = [table.get(v) for v in bundle.extra["catalog_ocp"] if table.get(v) is not None]
+    elif vi.catalog_ocp:
+        published = [table.get(v) for v in vi.catalog_ocp if table.get(v) is not None]
         vi.publication_source = "catalogs"
-    elif bundle.extra.get("fbc_mapped_ocp") and any(table.get(v) is not None for v in bundle.extra["fbc_mapped_ocp"]):
+    elif vi.mapped_ocp and any(table.get(v) is not None for v in vi.mapped_ocp):
         # an FBC operator's bundle no catalog lists yet: its ci.yaml catalog_mapping names the
         # catalogs its templates render, where it will be published (versions.md)
-        published = [table.get(v) for v in bundle.extra["fbc_mapped_ocp"] if table.get(v) is not None]
+        published = [table.get(v) for v in vi.mapped_ocp if table.get(v) is not None]
         vi.publication_source = "catalog-mapping"
     elif vi.label_parsed is not None and vi.label_parsed.ok:
         # only releases with their own bundle catalog (4.6+) are published to; a label that

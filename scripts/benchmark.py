@@ -354,7 +354,7 @@ def main() -> int:
     else:
         paths = [root]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    from checker.parallel import default_jobs
+    from checker.runner.processes import default_jobs
 
     jobs = args.jobs or default_jobs()
     print(f"olm-check benchmark: {root}" + (f" ({len(paths)} operators sampled)" if len(paths) > 1 or paths[0] != root else ""))

@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from checker.api import CheckError, check
-from checker.cache import Cache, NotPlainData, decode, encode
+from checker.runner.cache import Cache, NotPlainData, decode, encode
 
 from conftest import FIXTURES
 from helpers import run_cli
@@ -218,7 +218,7 @@ def test_a_finding_of_unusual_types_is_reported_and_not_served_from_the_cache(ca
     from checker import engine
     from checker.finding import Finding
 
-    real = engine.process_bundle
+    real = engine.check_bundle
 
     def odd(bundle, *args, **kwargs):
         got = real(bundle, *args, **kwargs)
@@ -228,7 +228,7 @@ def test_a_finding_of_unusual_types_is_reported_and_not_served_from_the_cache(ca
                                         ocp_versions=("4.16",)))
         return got
 
-    monkeypatch.setattr(engine, "process_bundle", odd)
+    monkeypatch.setattr(engine, "check_bundle", odd)
     cache = str(tmp_path / "cache")
     plain = check(["."])
     assert [(f.line, list(f.ocp_versions)) for f in plain.findings if f.rule == "odd-rule"] == [(None, ["4.16"])]

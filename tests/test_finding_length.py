@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from checker.api import check
-from checker.load import display_base_for
+from checker.roots import display_base as display_base_for
 from checker.report.text import Paths
 from checker.rules import RULES, load_all
 from checker.selection import View

@@ -14,8 +14,9 @@ import pytest
 from checker.api import check
 from checker.config import Config
 from checker.discover import plan
-from checker.engine import Context, run_stream
-from checker.merge import MergeError, merge_reports
+from checker.engine import Context
+from checker.runner import run as run_stream
+from checker.runner.merge import MergeError, merge_reports
 
 from conftest import FIXTURES
 from helpers import run_cli
@@ -174,7 +175,7 @@ def test_cache_keys_made_by_the_workers_of_a_new_cache_serve_the_next_run(catalo
 def test_cache_keys_failing_in_a_worker_leave_the_run_whole(catalog, tmp_path, monkeypatch):
     """If making the keys where the bundles were checked fails (a file vanishing under the
     run), the run still reports everything, and this process keys and stores the results."""
-    from checker.cache import Cache
+    from checker.runner.cache import Cache
 
     def broken(*args, **kwargs):
         raise OSError("gone")
@@ -227,7 +228,7 @@ def test_cache_drops_results_unused_for_30_days(catalog, tmp_path):
 def test_skipping_crd_schemas_loses_nothing(catalog):
     fast = check(["."])
     repo = plan(["."])
-    repo.extra["reader"].skip_keys = frozenset()
+    repo.reader.skip_keys = frozenset()
     slow = run_stream(repo, Context(config=Config()))
     key = lambda fs: [(f.rule, f.severity, f.path, f.line, f.column, f.message) for f in fs]
     assert key(slow) == key(fast.findings)
@@ -239,7 +240,7 @@ def test_collector_is_tuned_while_checking_and_restored_after(catalog):
     a library caller gets its own thresholds back."""
     import gc
 
-    from checker.parallel import CHECK_GC_THRESHOLDS
+    from checker.runner.processes import CHECK_GC_THRESHOLDS
 
     saved = gc.get_threshold()
     seen = []
@@ -437,8 +438,8 @@ def test_run_snapshot_answers_the_same_command_on_an_unchanged_tree(catalog, tmp
 
 
 def test_tree_signature_sees_every_change_but_git_and_excluded_paths(tmp_path, monkeypatch):
-    from checker import snapshot
-    from checker.snapshot import tree_signature
+    from checker.runner import snapshot
+    from checker.runner.snapshot import tree_signature
 
     root = tmp_path / "t"
     (root / "a" / "b").mkdir(parents=True)
@@ -471,7 +472,7 @@ def test_tree_signature_is_the_same_however_many_processes_walk(tmp_path):
     """A catalog's walk is shared among forked processes (--jobs): the signature, and the
     files too recent to trust, do not depend on how it was shared, and a change deep in any
     process's share is seen."""
-    from checker.snapshot import tree_signature
+    from checker.runner.snapshot import tree_signature
 
     root = tmp_path / "cat"
     for i in range(70):  # enough operators for the walk to be shared out
@@ -491,7 +492,7 @@ def test_tree_signature_is_the_same_however_many_processes_walk(tmp_path):
 def test_snapshot_report_is_replayed_in_bounded_pieces():
     """A stored catalog report (25 MB of JSON) is written back a piece at a time, never held
     whole; the pieces join to exactly what was recorded, characters outside ASCII included."""
-    from checker.snapshot import Recorder, _inflate
+    from checker.runner.snapshot import Recorder, _inflate
 
     rec = Recorder()
     text = "".join(f"line {i}: é ✓\n" for i in range(200_000))

@@ -13,13 +13,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from typing import Optional
 from urllib.parse import quote
 
+from .. import git
 from ..changes import ChangeError, affected, from_github_files, git_changes, git_patch, has_commits
 from ..report.github import inert, stop_commands, workflow_command
 from .client import ApiError, GitHub, ReadOnly
@@ -45,21 +45,13 @@ class Changes:
 
 
 def _git(root: str, *args: str) -> Optional[str]:
-    try:
-        res = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return res.stdout.strip() if res.returncode == 0 else None
+    return git.output(root, *args)
 
 
 def trust_workspace(workspace: str) -> None:
     """The container runs as root on a workspace owned by the runner's user: tell git it is
     safe (``git config --global --add safe.directory``), or git refuses to read it."""
-    try:
-        subprocess.run(["git", "config", "--global", "--add", "safe.directory", workspace],
-                       capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        pass
+    git.trust(workspace)
 
 
 def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
@@ -163,8 +155,8 @@ def base_config(env: ActionEnv, gh: Optional[GitHub], root: str, config: Optiona
     if has_commits(root, base):
         if _git(root, "cat-file", "-e", f"{base}:{rel}") is not None:
             try:
-                res = subprocess.run(["git", "-C", root, "show", f"{base}:{rel}"], capture_output=True, timeout=60)
-            except (OSError, subprocess.TimeoutExpired) as e:
+                res = git.run(root, "show", f"{base}:{rel}", timeout=60)
+            except git.GitError as e:
                 raise ActionError(f"config_from_base: git cannot read {rel} at the base commit ({e})") from None
             if res.returncode != 0:
                 raise ActionError(f"config_from_base: git cannot read {rel} at the base commit {base[:12]}")
@@ -204,7 +196,8 @@ def base_config(env: ActionEnv, gh: Optional[GitHub], root: str, config: Optiona
 def _target(env: ActionEnv) -> Optional[list]:
     if not env.ocp_versions:
         return None
-    from ..cli import Usage, parse_target
+    from ..targets import parse_target
+    from ..usage import Usage
 
     try:
         return parse_target(env.ocp_versions)
@@ -214,7 +207,7 @@ def _target(env: ActionEnv) -> Optional[list]:
 
 def run_action(environ) -> int:
     from ..api import CheckError, check
-    from ..load import git_toplevel
+    from ..roots import repo_root
     from ..rules import RULES
     from . import reporters as rp
 
@@ -226,7 +219,7 @@ def run_action(environ) -> int:
     ws_real = os.path.realpath(env.workspace)
     if os.path.commonpath([ws_real, os.path.realpath(scope_abs)]) != ws_real:
         raise ActionError(f"input path: {env.path} is outside the workspace; olm-check reads only the checked-out tree")
-    root = git_toplevel(scope_abs) or (scope_abs if os.path.isdir(scope_abs) else os.path.dirname(scope_abs))
+    root = repo_root([scope_abs])
     scope_rel = os.path.relpath(scope_abs, root).replace(os.sep, "/")
     target = _target(env)
     config = env.workspace_path(env.config) if env.config else None

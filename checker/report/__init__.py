@@ -1,15 +1,9 @@
 """Findings -> reports. Reporters know nothing of rules' internals or of GitHub's API."""
 from __future__ import annotations
 
-from .. import INFORMATION_URI, TOOL_NAME, __version__
+from .. import TOOL_NAME, __version__
 
-RULES_DOC = f"{INFORMATION_URI}/blob/main/docs/rules.md"
-
-
-def help_uri(rule_id: str):
-    """The rule's page: its anchor in docs/rules.md (None for ``internal-error``, a bug in
-    olm-check, which has no rule page)."""
-    return None if rule_id == "internal-error" else f"{RULES_DOC}#{rule_id}"
+from .links import RULES_DOC, help_uri  # noqa: F401 (the reporters' and the Action's links)
 
 
 def not_ga(table) -> list:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import html
 import re
 
-from . import help_uri
-from .text import _ranges
+from .links import help_uri
+from ..versions import release_ranges as _ranges
 
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 

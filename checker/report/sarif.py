@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from .. import INFORMATION_URI, TOOL_NAME, __version__
-from . import RULES_DOC, help_uri
+from .links import RULES_DOC, help_uri
 
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 

@@ -12,6 +12,8 @@ import re
 import textwrap
 from typing import Callable, Optional
 
+from ..versions import release_ranges as _ranges
+
 RESET, BOLD, DIM = "\033[0m", "\033[1m", "\033[2m"
 SEVERITY_COLOUR = {"error": "\033[1;31m", "warning": "\033[1;33m", "info": "\033[1;36m"}
 ANSI = re.compile(r"\033\[[0-9;]*m")
@@ -39,7 +41,7 @@ def strip_colour(text: str) -> str:
 
 class Paths:
     """Report paths (relative to the root of the git work tree around the checked paths:
-    ``load.display_base_for``) made relative to the current directory, as a linter prints
+    ``roots.display_base``) made relative to the current directory, as a linter prints
     them, so that they open from where the command ran. A path the user typed outside that
     root is printed as typed already (``Reader.rel``), and an absolute path stays absolute."""
 
@@ -117,7 +119,7 @@ def finding_line(f, style: Style = PLAIN, preview=()) -> str:
 def explain_lines(f, style: Style = PLAIN) -> list:
     """``--explain``: the finding's detail (why, and the fix), its one-line fix when it has one,
     and its rule's page, indented beneath the finding."""
-    from . import help_uri
+    from .links import help_uri
 
     out = []
     if f.ocp_versions and _named(f):
@@ -137,26 +139,3 @@ def _named(f) -> bool:
     """True when the finding's message names exactly its releases already ('... on OpenShift
     4.14-4.22')."""
     return _ranges(f.ocp_versions) in f.message
-
-
-def _ranges(versions: list, preview=()) -> str:
-    """['4.12','4.13','4.14','4.16'] -> '4.12-4.14, 4.16' (releases in table order); the
-    releases in ``preview`` (not GA) are set apart: '4.12-4.22, 4.23 (not GA)'."""
-    if not versions:
-        return ""
-
-    def key(v):
-        a, b = v.split(".")
-        return int(a), int(b)
-
-    preview = set(preview or ())
-    vs = sorted(set(versions), key=key)
-    runs, start, prev = [], vs[0], vs[0]
-    for v in vs[1:]:
-        if key(v) == (key(prev)[0], key(prev)[1] + 1) and (v in preview) == (prev in preview):
-            prev = v
-            continue
-        runs.append((start, prev))
-        start = prev = v
-    runs.append((start, prev))
-    return ", ".join((a if a == b else f"{a}-{b}") + (" (not GA)" if a in preview else "") for a, b in runs)

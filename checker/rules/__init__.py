@@ -16,38 +16,31 @@ Two ways to add rules:
 * ``define(...)`` for each id a family produces, plus ``@check("bundle")`` on the one
   function that yields them (when several ids come out of one analysis).
 
-Scopes, in the order they run (``checker.engine``):
+Scopes, in the order they run (``checker.engine``, the core; ``checker.runner`` schedules it):
 
-* ``prepare_repo`` -- ``(repo, ctx)``, once per run, in the main process, on the *planned*
-  repository (``discover.plan``: ``repo.bundle_refs``, operators with ci.yaml, loose files;
-  no bundle loaded, ``repo.bundles`` is empty; file-based catalogs are loaded later, per
-  operator, into the operator's slice). Reads what many bundles share
-  (e.g. FBC catalogs) once and stores it on ``repo.extra`` / ``repo.operators`` /
-  ``repo.catalogs``. What it stores must be picklable: worker processes receive it.
-* ``prepare`` -- ``(repo, ctx)`` for each bundle, in the process checking it, before version
-  analysis. ``repo`` is a view of the repository whose ``bundles`` holds *only the bundle
-  being processed* (``repo.bundles`` is never the whole catalog), so the hook loops over
-  ``repo.bundles`` and applies the shared data to it, e.g. ``bundle.extra["catalog_ocp"]``.
-  (When a caller loads everything with ``discover.discover`` and runs ``engine.run``, the
-  view holds every bundle; the hook must not care.)
-* ``prepare_bundle`` -- ``(bundle, ctx)``, the same moment as ``prepare`` but for one
-  bundle; ``ctx.repo`` is the view above. Prefer it for new per-bundle preparation.
-* ``bundle`` -- ``(bundle, ctx)`` for each checked bundle (after version analysis).
+* ``bundle`` -- ``(bundle, ctx)`` for each checked bundle. Before any rule runs, the core
+  has decided the bundle's publication and versions (``checker.publication``,
+  ``checker.versions_analysis``: typed fields of ``bundle.versions``). ``ctx.operator``
+  (``model.OperatorContext``, or None outside ``operators/<name>/``) is what the bundle's
+  operator gives it, read before its rules run: ci.yaml, file-based catalogs, every bundle's
+  light facts (``siblings``: package, channels, default channel, label, from annotations).
 * ``repo`` -- ``(repo, ctx)``: catalog-wide rules (graphs, FBC, CatalogSources), on
-  *slices* of the repository (``engine.run_stream``): once per operator, in the worker that
-  checked its bundles, with ``repo.operators``, ``repo.facts``, ``repo.extra["fbc"]`` and
-  ``repo.catalogs`` holding that operator only (its catalogs are loaded for it and dropped
-  after); and once in the main process for what is outside operators/ (loose files,
-  CatalogSources, bundles elsewhere; in a pull request also the operators the change list
-  touches, whole, with ``repo.changes``). Bundles are gone by then: read ``repo.facts``
-  (``BundleFacts``, ``checker.facts``), never bundle manifests. A repo rule must therefore
-  compare bundles of the same operator only (a ``--shard`` holds whole operators too), and
-  identical findings from two slices are reported once.
+  *slices* of the repository: once per operator (``engine.check_operator``), with
+  ``repo.operators``, ``repo.facts``, ``repo.fbc`` and ``repo.catalogs`` holding that
+  operator only; and once for what is outside operators/ (loose files, CatalogSources,
+  bundles elsewhere; in a pull request also the operators the change list touches, whole,
+  with ``repo.changes``). Bundles are gone by then: read ``repo.facts`` (``BundleFacts``,
+  ``checker.facts``), never bundle manifests. A repo rule must therefore compare bundles of
+  the same operator only (a ``--shard`` holds whole operators too), and identical findings
+  from two slices are reported once.
 
-Prepare hooks attach derived facts to the model's ``extra`` dicts (never findings). A
-bundle's cached result (``--cache``) is keyed by its files, its operator's ``ci.yaml`` and
-``catalogs/*/<operator>/`` files, the config and the tool: a prepare hook that makes a
-bundle depend on anything else must add it to ``checker.cache.operator_inputs``.
+Rules are pure: they read the model and the context and yield findings; they feed nothing
+back (a fact the model lacks is computed in a stage before the rules, into a typed field).
+They know nothing of workers, slices' scheduling or caches. A bundle's cached result
+(``--cache``) is keyed by its files, its operator's ``ci.yaml``, ``catalogs/*/<operator>/``
+files and bundles' ``metadata/``, the config and the tool
+(``checker.runner.cache.Cache.operator_inputs``): a rule that makes a bundle's result
+depend on anything else must be added there.
 """
 from __future__ import annotations
 
@@ -136,7 +129,7 @@ class Rule:
 
 
 RULES: dict = {}
-CHECKS: dict = {"prepare_repo": [], "prepare": [], "prepare_bundle": [], "bundle": [], "repo": []}
+CHECKS: dict = {"bundle": [], "repo": []}
 
 
 def define(id: str, severity: str, summary: str, explanation: str = "", category: str = "format",

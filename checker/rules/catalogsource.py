@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ..finding import Fix
 from ..nodes import Mapping, Scalar, Sequence, to_py
-from . import check, define, finding, refusal, said
+from . import check, define, refusal, said
 
 CS_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_catalogsources.yaml"
 CS_REGISTRY = ("https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"

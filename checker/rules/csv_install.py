@@ -481,21 +481,12 @@ def _channels(bundle: Bundle) -> list:
 
 
 def _established(bundle: Bundle, ctx, channel: str) -> bool:
-    """Another bundle of the same operator (in the checked repository) is in this channel."""
-    repo = getattr(ctx, "repo", None)
-    if repo is None or bundle.operator is None:
+    """Another bundle of the same operator is in this channel (the operator's light facts,
+    ``ctx.operator.siblings``, prepared before the bundle's rules run)."""
+    op = getattr(ctx, "operator", None)
+    if op is None or bundle.operator is None:
         return False
-    op = repo.operators.get(bundle.operator)
-    if op is None:
-        return False
-    index = repo.extra.setdefault("channel_bundles", {})  # operator -> {channel: number of bundles}
-    counts = index.get(bundle.operator)
-    if counts is None:
-        counts = index[bundle.operator] = {}
-        for b in op.bundles:
-            for ch in set(_channels(b)):
-                counts[ch] = counts.get(ch, 0) + 1
-    return counts.get(channel, 0) - (1 if channel in _channels(bundle) else 0) > 0
+    return any(s.rel != bundle.rel and channel in s.channels for s in op.siblings)
 
 
 @check("bundle")

@@ -1,8 +1,8 @@
 """File-based catalogs in a catalog repository: ``catalogs/v4.X/<operator>/catalog.*``.
 
-* a ``prepare`` hook: for an FBC operator (ci.yaml ``fbc.enabled: true``) the catalogs, not
-  the label, decide where a bundle is published (versions.md "who decides publication"), so
-  each bundle a catalog lists gets ``extra["catalog_ocp"]`` before version analysis;
+* for an FBC operator (ci.yaml ``fbc.enabled: true``) the catalogs, not the label, decide
+  where a bundle is published (versions.md "who decides publication"): ``checker.publication``
+  settles it before any rule runs (``bundle.versions.catalog_ocp``);
 * ``fbc-schema``: the blobs as ``opm validate`` enforces them;
 * ``fbc-ocp-mismatch``: a label that disagrees with the catalogs listing the bundle.
 """
@@ -17,23 +17,6 @@ from ..versions import vkey
 from . import check, define, finding, refusal, said
 
 CATEGORY = "catalog"
-
-
-@check("prepare")
-def catalog_publication(repo, ctx):
-    """bundle.extra["catalog_ocp"]: the releases whose catalogs list the bundle's CSV name
-    (FBC operators only; bundles no catalog lists yet keep their label)."""
-    fbc = repo.extra.get("fbc") or {}
-    for b in repo.bundles:
-        oc = fbc.get(b.operator) if b.operator else None
-        if oc is None or not oc.fbc_enabled:
-            continue
-        name = b.csv_name
-        if not name:
-            continue
-        listed = [ocp for ocp, cat in oc.catalogs.items() if cat.known and name in cat.bundle_names]
-        if listed:
-            b.extra["catalog_ocp"] = sorted(listed, key=vkey)
 
 
 # ---------------------------------------------------------------------------------------
@@ -87,7 +70,7 @@ def _span(rels: list) -> str:
 
 @check("repo")
 def fbc_ocp_mismatch(repo, ctx):
-    fbc = repo.extra.get("fbc") or {}
+    fbc = repo.fbc
     for f in repo.facts:
         if not f.checked or not f.operator or not f.csv_name or f.label_range is None:
             continue
@@ -248,7 +231,7 @@ def _fnd(cat, blob, node, message, severity=None):
 
 @check("repo")
 def fbc_schema(repo, ctx):
-    fbc = repo.extra.get("fbc") or {}
+    fbc = repo.fbc
     wanted = checked_operators(repo)
     for name in sorted(wanted):
         oc = fbc.get(name)

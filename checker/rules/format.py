@@ -170,7 +170,7 @@ def bundle_layout(bundle: Bundle, ctx):
     Good: operators/foo/1.0.0/{manifests/,metadata/annotations.yaml}
     """
     d = bundle.rel
-    refused = bundle.extra.get("refused_dirs") or ()  # a link out of the tree: yaml-limits says so
+    refused = bundle.refused_dirs  # a link out of the tree: yaml-limits says so
     has_manifests = os.path.isdir(os.path.join(bundle.path, "manifests"))
     has_metadata = os.path.isdir(os.path.join(bundle.path, "metadata"))
     if not has_manifests:
@@ -186,7 +186,7 @@ def bundle_layout(bundle: Bundle, ctx):
         yield finding("bundle-layout", d, None, "the bundle directory has no metadata/ directory",
                       detail="opm needs metadata/annotations.yaml to know the package, channels and format (\"Could not "
                       "find annotations file\"). Add it (`operator-sdk generate bundle` writes it).")
-    elif bundle.annotations_file is None and "metadata" not in refused and not bundle.extra.get("annotations_dir"):
+    elif bundle.annotations_file is None and "metadata" not in refused and not bundle.annotations_dir:
         yield finding("bundle-layout", bundle.sub("metadata"), None, "metadata/ has no annotations.yaml",
                       detail="opm needs it to know the package, channels and format (\"Could not find annotations "
                       "file\"). Add metadata/annotations.yaml with the operators.operatorframework.io.bundle.* annotations.")

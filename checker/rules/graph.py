@@ -18,7 +18,7 @@ from ..catalogs import ci_data, fbc_enabled
 from ..upgrade_graph import Channel as _Channel, explicit_mode as _explicit_mode, label_of as _label, \
     opm_channels as _opm_channels, opm_stranded, update_mode as _mode, version_of as _version, walk_text as _walk_text
 from ..model import REGISTRY_V1
-from ..report.text import _ranges
+from ..versions import release_ranges as _ranges
 from ..versions import clip, vkey
 from . import check, define, finding, refusal
 
@@ -227,7 +227,7 @@ def _pos(f, which="replaces"):
 
 def _live(repo, ctx) -> set:
     rel = set()
-    for oc in (repo.extra.get("fbc") or {}).values():
+    for oc in repo.fbc.values():
         rel.update(oc.live_releases)
     return rel
 
@@ -485,7 +485,7 @@ def default_channel(repo, ctx):
             d = (f.default_channel or "").strip()
             if not f.checked or not d or d in package_channels:
                 continue  # an empty default is the bundle rule's; any channel of the package is legal
-            p = f.extra.get("default_pos") or f.annotations_pos
+            p = f.default_channel_pos or f.annotations_pos
             path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
             chans = ", ".join(package_channels)
             if f is decider:

@@ -9,7 +9,7 @@ from typing import Optional
 import yaml
 
 from ..model import REGISTRY_V1, Bundle
-from ..report.text import _ranges
+from ..versions import release_ranges as _ranges
 from ..versions import vkey
 from . import check, define, finding, refusal
 from .images import scalar_fix

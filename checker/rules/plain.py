@@ -6,20 +6,21 @@ what the CSV used to: ``name``, ``version``, ``minKubeVersion`` and ``installMod
 infers the APIs the bundle provides and requires from its manifests; ``plain-bundle-apis``
 shows that inference so authors see it before OLM does.
 
-A ``prepare`` hook hands olm.yaml's ``minKubeVersion`` to version analysis
-(``bundle.extra["min_kube_node"]``), so every version-aware rule applies to plain bundles.
+olm.yaml's ``minKubeVersion`` drives version analysis as the CSV's would
+(``checker.publication``: ``bundle.versions.declared_min_kube``), so every version-aware rule
+applies to plain bundles.
 """
 from __future__ import annotations
 
 import os
 
 from ..model import K8S_V1, PLAIN_V0
+from ..publication import is_plain, olm_yaml
 from ..nodes import Mapping, Scalar, Sequence
 from . import check, define, finding, said
 
 CATEGORY = "plain"
 PLAIN = (K8S_V1, PLAIN_V0)
-OLM_YAML = ("olm.yaml", "olm.yml")
 INSTALL_MODES = ("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces")
 OPTIONAL_ANNOTATION = "operators.operatorframework.io.bundle.dependency"
 # Kubernetes' own API groups without the .k8s.io suffix (plus the core group ""): never
@@ -27,35 +28,11 @@ OPTIONAL_ANNOTATION = "operators.operatorframework.io.bundle.dependency"
 BUILTIN_GROUPS = {"", "apps", "batch", "autoscaling", "policy", "extensions"}
 
 
-def olm_yaml(bundle):
-    for sf in bundle.metadata_files:
-        if os.path.basename(sf.path) in OLM_YAML:
-            return sf
-    return None
-
-
-def is_plain(bundle) -> bool:
-    if bundle.mediatype in PLAIN:
-        return True
-    return bundle.mediatype is None and olm_yaml(bundle) is not None and not bundle.csvs
-
-
 def _doc(sf):
     if sf is None or not sf.documents:
         return None
     d = sf.documents[0]
     return d if isinstance(d, Mapping) else None
-
-
-@check("prepare")
-def plain_min_kube(repo, ctx):
-    """olm.yaml's minKubeVersion drives the version rules of a plain bundle."""
-    for b in repo.bundles:
-        if not is_plain(b):
-            continue
-        doc = _doc(olm_yaml(b))
-        if doc is not None and "minKubeVersion" in doc:
-            b.extra["min_kube_node"] = doc.get("minKubeVersion")
 
 
 define("plain-bundle-metadata", "warning", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes", category=CATEGORY, explanation="""
@@ -359,7 +336,6 @@ def _apis(bundle):
              f"required: {', '.join(sorted(required)) or 'none'}",
              f"optional: {', '.join(sorted(optional)) or 'none'}",
              f"native (nonResourceURLs): {', '.join(sorted(native)) or 'none'}"]
-    shown = [p for p in parts if not p.endswith(": none")]
     counts = [f"{len(xs)} {name}" for name, xs in (("provided", provided), ("required", required),
                                                     ("optional", optional), ("native", native)) if xs]
     yield finding("plain-bundle-apis", where, None, "OLM will infer these APIs from this plain bundle: " + ", ".join(counts),

@@ -2,11 +2,11 @@
 
 Reads the change list the action (or ``--changed-since``) put on the model
 (``Repository.changes``) and the state of each touched ``operators/<name>[/<sub>]``
-directory (``Repository.extra["change_dirs"]``, made by ``checker.changes``). Pure: no I/O.
+directory (``Repository.change_dirs``, made by ``checker.changes``). Pure: no I/O.
 """
 from __future__ import annotations
 
-from ..changes import split_renames
+from ..model import split_renames
 from ..model import Repository
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
@@ -150,7 +150,7 @@ def pr_shape(repo: Repository, ctx):
     changes = repo.changes
     if changes is None or not repo.is_catalog_repo:
         return
-    dirs = repo.extra.get("change_dirs") or {}
+    dirs = repo.change_dirs
     allowed_dirs = set(ctx.option(RID, "operator_dirs", DEFAULT_OPERATOR_DIRS) or ())
     pairs = split_renames(changes)
 

@@ -13,7 +13,7 @@ from typing import Optional
 from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
-from ..report.text import _ranges
+from ..versions import release_ranges as _ranges
 from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, parse_min_kube, vkey, vstr
 from . import check, define, finding, refusal, value_fix
 
@@ -45,122 +45,7 @@ def _detail(text) -> str:
 def _fbc_operator(bundle: Bundle) -> bool:
     """The bundle belongs to an operator whose file-based catalogs decide publication
     (ci.yaml ``fbc.enabled: true``): its label does not, and catalog CI skips label checks."""
-    return bool(bundle.extra.get("fbc_operator")) or bundle.versions.publication_source in _CATALOGS_DECIDE
-
-
-@check("prepare_bundle")
-def fbc_publication(bundle: Bundle, ctx):
-    """For a bundle of an FBC operator (ci.yaml ``fbc.enabled: true``): mark it, and note the
-    releases its ``fbc.catalog_mapping`` renders catalogs for, which versions_analysis uses
-    when no catalog lists the bundle yet (a new bundle). When the mapping has several
-    templates for different catalogs, which template will list the bundle is not known here:
-    the bundle's label (when it names some of those releases) narrows them, and otherwise the
-    releases are marked uncertain (``fbc_mapping_uncertain``)."""
-    from ..catalogs import ci_data, release_of
-    from ..versions import label_releases, parse_label
-
-    repo = ctx.repo
-    fbc = (repo.extra.get("fbc") or {}) if repo is not None else {}
-    oc = fbc.get(bundle.operator) if bundle.operator else None
-    if oc is None or not oc.fbc_enabled:
-        return
-    bundle.extra["fbc_operator"] = True
-    op = repo.operators.get(bundle.operator) if repo is not None else None
-    doc = ci_data(op) if op is not None else None
-    fb = doc.get("fbc") if doc is not None else None
-    cm = fb.get("catalog_mapping") if isinstance(fb, Mapping) else None
-    sets = []  # the releases of each template
-    if isinstance(cm, Sequence):
-        for item in cm:
-            names = item.get("catalog_names") if isinstance(item, Mapping) else None
-            rels = {release_of(n.value) for n in names if isinstance(n, Scalar) and isinstance(n.value, str)} \
-                if isinstance(names, Sequence) else set()
-            rels.discard(None)
-            if rels and rels not in sets:
-                sets.append(rels)
-    mapped = sorted(set().union(*sets), key=vkey) if sets else []
-    if not mapped or not _pending(bundle, oc):
-        return
-    if len(sets) > 1:
-        lab = bundle.annotation(LABEL_KEY)
-        lr = parse_label(lab.value) if lab is not None else None
-        named = {r.ocp for r in label_releases(lr, ctx.ocp)} if lr is not None and lr.ok else set()
-        narrowed = [r for r in mapped if r in named]
-        if narrowed:
-            mapped = narrowed
-        else:
-            bundle.extra["fbc_mapping_uncertain"] = True
-    bundle.extra["fbc_mapped_ocp"] = mapped
-
-
-def _pending(bundle: Bundle, oc) -> bool:
-    """A bundle no catalog lists is waiting to be added (the catalog_mapping says where) when
-    its catalogs list nothing yet, or when its version is above every version they list. An
-    older bundle missing from them was left out or pruned: the mapping says nothing about it."""
-    from ..blangsemver import SemverError, parse_tolerant
-
-    newest = _newest_listed(oc)
-    if newest is _NOTHING_LISTED:
-        return True
-    if newest is None:
-        return False
-    spec = bundle.csv.spec() if bundle.csv is not None else None
-    ver = spec.str("version") if spec is not None else None
-    try:
-        mine = parse_tolerant(ver).key() if ver else None
-    except (SemverError, ValueError, TypeError):
-        return False
-    return mine is not None and mine > newest
-
-
-_NOTHING_LISTED = ("nothing listed",)
-
-
-def _newest_listed(oc):
-    """The key of the newest version the operator's catalogs list, ``_NOTHING_LISTED``, or
-    None when it cannot be told (a listed bundle of unknown or unparsable version). Computed
-    once per operator (``oc.derived``): every bundle of an operator asks the same."""
-    got = oc.derived.get("newest_listed", oc)
-    if got is not oc:
-        return got
-    from ..blangsemver import SemverError, parse_tolerant
-
-    listed, got = [], None
-    for cat in oc.catalogs.values():
-        if not cat.known:
-            continue
-        for b in cat.blobs:
-            if b.schema == "olm.bundle":
-                v = _blob_version(b)
-                if v is not None:
-                    listed.append(v)
-                elif b.str("name"):
-                    listed = None  # a listed bundle of unknown version: cannot tell
-                    break
-        if listed is None:
-            break
-    if listed is not None:
-        try:
-            got = max(parse_tolerant(v).key() for v in listed) if listed else _NOTHING_LISTED
-        except (SemverError, ValueError, TypeError):
-            got = None
-    oc.derived["newest_listed"] = got
-    return got
-
-
-def _blob_version(blob) -> Optional[str]:
-    """The version of an olm.bundle blob's olm.package property (YAML nodes or JSON)."""
-    props = blob.get("properties")
-    items = list(props) if isinstance(props, (Sequence, list)) else []
-    for p in items:
-        if isinstance(p, Mapping) and p.str("type") == "olm.package":
-            val = p.get("value")
-            return val.str("version") if isinstance(val, Mapping) else None
-        if isinstance(p, dict) and p.get("type") == "olm.package":
-            val = p.get("value")
-            v = val.get("version") if isinstance(val, dict) else None
-            return v if isinstance(v, str) else None
-    return None
+    return bundle.versions.fbc_operator or bundle.versions.publication_source in _CATALOGS_DECIDE
 
 
 # ---------------------------------------------------------------------------------------
@@ -639,7 +524,7 @@ def kube_rules(bundle: Bundle, ctx):
     table = ctx.ocp
     csv = bundle.csv
     node = vi.min_kube_node
-    file = csv.file if csv is not None and node is not None and bundle.extra.get("min_kube_node") is not node else bundle.extra.get("min_kube_file")
+    file = csv.file if csv is not None and node is not None and vi.declared_min_kube is not node else vi.declared_min_kube_file
     if node is not None and file is not None:
         mk, err = parse_min_kube(node.value, node.raw)
         if err:
@@ -907,7 +792,7 @@ def api_rules(bundle: Bundle, ctx):
 
 
 def _uncertain(bundle: Bundle) -> bool:
-    return bundle.versions.publication_source == "catalog-mapping" and bool(bundle.extra.get("fbc_mapping_uncertain"))
+    return bundle.versions.publication_source == "catalog-mapping" and bundle.versions.mapping_uncertain
 
 
 def _uncertain_note(bundle: Bundle) -> str:

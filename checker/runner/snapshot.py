@@ -79,7 +79,7 @@ def _walk_parallel(root: str, skip: set, recent: int, jobs: int) -> tuple:
     subtrees to share out (a catalog's operators/<name>: hundreds), then each process walks
     every ``jobs``-th of them. Stat calls, not hashing, are the cost: 100,000 entries of a
     catalog take ~2 s of one core."""
-    from .parallel import in_children
+    from .processes import in_children
 
     out: list = []
     racy: list = []

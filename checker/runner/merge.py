@@ -8,9 +8,9 @@ kept once, as the unsharded run's settling does.
 """
 from __future__ import annotations
 
-from . import TOOL_NAME
-from .finding import Finding
-from .report import build
+from .. import TOOL_NAME
+from ..finding import Finding
+from ..report import build
 
 
 class MergeError(Exception):

@@ -43,12 +43,13 @@ import mmap
 import os
 import sqlite3
 import stat
-import subprocess
 import time
 from typing import Optional
 
-from . import __version__
-from .load import stat_signature
+from .. import __version__
+from ..git import tracked_file
+from ..layout import locate
+from ..load import stat_signature
 
 SCHEMA = 4  # 4: results are JSON (``encode``); 3 and before held pickles, never read now
 MAX_AGE = 30 * 86400  # results unused for 30 days are dropped
@@ -66,7 +67,7 @@ def code_digest() -> str:
 
         h = hashlib.sha256(__version__.encode())
         h.update(f"{sys.version}\0{yaml.__version__}\0{getattr(yaml, '__with_libyaml__', False)}\0".encode())
-        base = os.path.dirname(os.path.abspath(__file__))
+        base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checker package
         for dirpath, dirnames, files in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for f in sorted(files):
@@ -91,42 +92,20 @@ def unsafe_reason(directory: str, checked: list) -> Optional[str]:
         if not os.path.isdir(top):
             top = os.path.dirname(top)
         trees = [top]
-        d = top  # below a catalog repository's operators/ (an operator, a bundle, a file of
-        for _ in range(4):  # one): the run reads the repository's ci.yaml and catalogs/ too
-            if os.path.basename(d) == "operators":
-                trees.append(os.path.dirname(d))
-                break
-            d = os.path.dirname(d)
+        # below a catalog repository's operators/ (an operator, a bundle, a file of one): the
+        # run reads the repository's ci.yaml and catalogs/ too
+        place = locate(top)
+        if place is not None and place.root != top:
+            trees.append(place.root)
         for t in trees:
             if cache == t or cache.startswith(t.rstrip(os.sep) + os.sep):
                 return (f"it is inside the checked tree {p if t == top else t}, where a pull request could put one: "
                         "use a directory outside it (e.g. ~/.cache/olm-check)")
-    tracked = _git_tracked(cache)
+    tracked = tracked_file(cache)
     if tracked:
         return (f"git tracks {tracked} in it, so a commit could put one there: "
                 "use a directory outside the work tree, or one git does not track")
     return None
-
-
-def _git_tracked(directory: str) -> Optional[str]:
-    """A file git tracks in ``directory`` (or why git cannot tell, when it is inside a work
-    tree), or None: no work tree, or nothing tracked there."""
-    if not os.path.isdir(directory):
-        return None  # not made yet: it holds nothing of a checkout
-    p = directory
-    while not os.path.exists(os.path.join(p, ".git")):  # no work tree around it: no git run
-        parent = os.path.dirname(p)
-        if parent == p:
-            return None
-        p = parent
-    try:
-        got = subprocess.run(["git", "-C", directory, "ls-files", "-z", "--", "."], capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return "files (git cannot be run to tell which)"
-    if got.returncode != 0:
-        return "files (git cannot tell which: " + (got.stderr.decode("utf-8", "replace").strip().splitlines() or ["?"])[0] + ")"
-    first = got.stdout.split(b"\0", 1)[0]
-    return os.fsdecode(first) if first else None
 
 
 # -- stored results: plain data --------------------------------------------------------------
@@ -144,9 +123,9 @@ def _classes() -> dict:
     if _CLASSES is None:
         from dataclasses import fields
 
-        from .engine import BundleResult
-        from .finding import Finding, Fix
-        from .model import BundleFacts, Pos
+        from ..engine import BundleResult
+        from ..finding import Finding, Fix
+        from ..model import BundleFacts, Pos
 
         _CLASSES = {tag: (cls, tuple(f.name for f in fields(cls)))
                     for tag, cls in (("R", BundleResult), ("F", Finding), ("X", Fix), ("P", Pos), ("B", BundleFacts))}
@@ -261,7 +240,7 @@ def _valid(tag: str, v, classes: dict) -> None:
               and all(type(p) is str and type(ls) is dict and all(type(n) is int and type(t) is str for n, t in ls.items())
                       for p, ls in v.ignores.items()))
     else:  # "B": what every repository rule reads first
-        ok = (type(v.rel) is str and type(v.checked) is bool and type(v.crds) is dict and type(v.extra) is dict
+        ok = (type(v.rel) is str and type(v.checked) is bool and type(v.crds) is dict
               and type(v.ocp_versions) is list and type(v.ocp_installable) is list)
     if not ok:
         raise ValueError(f"not a stored value: {tag!r} of the wrong types")
@@ -446,7 +425,7 @@ class Cache:
                 d = os.path.join(catalogs, r, operator)
                 if os.path.lexists(d):
                     self._entry(h, d, f"{r}/{operator}", 1)
-            # bundle rules may read sibling bundles' annotations (engine.SiblingBundles)
+            # bundle rules read every bundle's light facts, from its annotations (model.OperatorContext)
             if self._by_operator is None:
                 self._by_operator = {}
                 for ref in repo.bundle_refs:
@@ -459,7 +438,7 @@ class Cache:
 
     def run_signature(self, repo, ctx) -> bytes:
         if self._run_sig is None:
-            reader = repo.extra.get("reader")
+            reader = repo.reader
             parts = [f"schema={SCHEMA}", code_digest(), ctx.config.signature(), ctx.ocp.signature(),
                      ctx.profile, repr(ctx.target), getattr(reader, "root", ""), getattr(reader, "display_base", ""),
                      repr(repo.is_catalog_repo)]
@@ -535,7 +514,7 @@ class Cache:
         (``parallel.in_children``; whole operators each, as their inputs are shared by their
         bundles), which also write the new file digests to the database; this process and
         the workers it forks later never hold them."""
-        from .parallel import in_children
+        from .processes import in_children
 
         parent = os.getpid()
         parts: list = [[] for _ in range(max(1, jobs))]

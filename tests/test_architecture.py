@@ -1,0 +1,204 @@
+"""The package's shape, from its source (the AST of every module): one direction, no cycles.
+
+* No import cycles among checker modules, counting the imports inside functions too (a
+  late import only hides a cycle; it does not remove it).
+* Rules are pure functions of the model: checker/rules/* import nothing of the report, the
+  GitHub Action, the runner (workers, cache, snapshots, shards), change lists, discovery or
+  the command line.
+"""
+from __future__ import annotations
+
+import ast
+import os
+
+import checker
+
+PKG_DIR = os.path.dirname(checker.__file__)
+FORBIDDEN_IN_RULES = ("checker.report", "checker.action", "checker.runner", "checker.changes",
+                      "checker.discover", "checker.cli")
+
+
+def _modules() -> dict:
+    """module name -> file, for every module of the checker package."""
+    out = {}
+    root = os.path.dirname(PKG_DIR)
+    for dirpath, dirnames, files in os.walk(PKG_DIR):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(dirpath, f)
+                name = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+                if name.endswith(".__init__"):
+                    name = name[: -len(".__init__")]
+                out[name] = path
+    return out
+
+
+def _imports(name: str, path: str, modules: dict) -> set:
+    """The checker modules ``name`` imports (module level or inside functions)."""
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    package = name.split(".") if path.endswith("__init__.py") else name.split(".")[:-1]
+    out = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            # `from . import engine` names a module; `from .rules import check` a name in one
+            targets = [f"{mod}.{a.name}" if f"{mod}.{a.name}" in modules else mod for a in node.names]
+        for t in targets:
+            while t not in modules and "." in t:
+                t = t.rsplit(".", 1)[0]
+            if t in modules and t != name and t.split(".")[0] == "checker":
+                out.add(t)
+    return out
+
+
+def _graph() -> dict:
+    modules = _modules()
+    return {m: _imports(m, p, modules) for m, p in modules.items()}
+
+
+def _cycles(graph: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_the_import_graph_is_read_from_the_source():
+    graph = _graph()
+    # a few edges every layout of the package has: the check would be empty otherwise
+    assert "checker.engine" in graph["checker.runner.tasks"]
+    assert "checker.rules" in graph["checker.rules.plain"]
+    assert "checker.engine" in graph["checker.runner.cache"]  # an import inside a function
+
+
+def test_no_import_cycles_among_checker_modules():
+    cycles = _cycles(_graph())
+    assert cycles == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_rules_import_nothing_of_the_runner_report_action_changes_discovery_or_cli():
+    graph = _graph()
+    rules = [m for m in graph if m == "checker.rules" or m.startswith("checker.rules.")]
+    assert len(rules) > 10
+    bad = sorted((m, t) for m in rules for t in graph[m]
+                 if any(t == f or t.startswith(f + ".") for f in FORBIDDEN_IN_RULES))
+    assert bad == [], "rule modules importing what they must not: " + ", ".join(f"{m} -> {t}" for m, t in bad)
+
+
+def test_the_core_does_not_import_the_runner():
+    graph = _graph()
+    core = ("checker.engine", "checker.publication", "checker.versions_analysis", "checker.facts", "checker.model")
+    bad = sorted((m, t) for m in core for t in graph[m] if t == "checker.runner" or t.startswith("checker.runner."))
+    assert bad == []
+
+
+def _third_party_imports() -> dict:
+    """top-level import name -> the checker modules importing it, for every import of the
+    package that is neither the standard library nor checker itself."""
+    import sys
+
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    out: dict = {}
+    for name, path in _modules().items():
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                tops = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            for t in tops:
+                if t not in stdlib and t != "checker":
+                    out.setdefault(t, set()).add(name)
+    return out
+
+
+def _normal(dist: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
+def test_declared_dependencies_are_the_imported_ones():
+    """pyproject's dependencies (and the action extra, for checker/action) are exactly the
+    distributions the package imports: nothing declared and unused, nothing used undeclared."""
+    import re
+    import sys
+    from importlib.metadata import packages_distributions
+
+    if sys.version_info < (3, 11):  # tomllib
+        import pytest
+
+        pytest.skip("reads pyproject.toml with tomllib (Python 3.11+)")
+    import tomllib
+
+    with open(os.path.join(os.path.dirname(PKG_DIR), "pyproject.toml"), "rb") as fh:
+        project = tomllib.load(fh)["project"]
+
+    def names(specs) -> set:
+        return {_normal(re.split(r"[<>=!~;\[ ]", s, 1)[0]) for s in specs}
+
+    declared = names(project["dependencies"])
+    action = names(project["optional-dependencies"]["action"])
+    dists = packages_distributions()
+    core, extra = set(), set()
+    for top, users in _third_party_imports().items():
+        got = dists.get(top)
+        assert got, f"{top} (imported by {sorted(users)}) is installed by no distribution"
+        dist = _normal(got[0])
+        if all(u.startswith("checker.action") for u in users):
+            extra.add(dist)
+        else:
+            core.add(dist)
+    assert core == declared, f"imported {sorted(core)}, declared {sorted(declared)}"
+    assert extra - declared == action, f"the action imports {sorted(extra)}, its extra declares {sorted(action)}"
