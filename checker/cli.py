@@ -34,7 +34,8 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         from .yamlload import parser_description
 
-        parser.exit(message=f"olm-check {__version__}\n{parser_description()}\n")
+        sys.stdout.write(f"olm-check {__version__}\n{parser_description()}\n")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
