@@ -174,8 +174,11 @@ static PyObject *cn_setup(PyObject *self, PyObject *args, PyObject *kw)
 
 /* ---- nodes ---- */
 
+static Py_ssize_t nodes_built;  /* nodes made by the current parse (under the GIL) */
+
 static PyObject *alloc_node(PyTypeObject *t, long line, long col)
 {
+    nodes_built++;
     PyObject *o = t->tp_alloc(t, 0);
     if (o == NULL)
         return NULL;
@@ -972,6 +975,7 @@ static PyObject *cn_parse(PyObject *self, PyObject *args)
         return NULL;
     P p;
     memset(&p, 0, sizeof p);
+    nodes_built = 0;
     p.max_depth = md < 0 ? 0 : (md > PY_SSIZE_T_MAX ? PY_SSIZE_T_MAX : (Py_ssize_t)md);
     p.max_alias_nodes = as_limit(maxa);
     p.max_alias_obj = maxa;
@@ -1049,7 +1053,7 @@ static PyObject *cn_parse(PyObject *self, PyObject *args)
             break;
     }
     if (rc == RC_OK || rc == RC_ABORT) {
-        result = PyTuple_Pack(2, p.docs, p.problems);
+        result = Py_BuildValue("(OOn)", p.docs, p.problems, nodes_built);
     } else if (rc == RC_FALLBACK) {
         if (PyErr_Occurred())
             PyErr_Clear();
@@ -1081,7 +1085,7 @@ static PyMethodDef methods[] = {
     {"setup", (PyCFunction)(void (*)(void))cn_setup, METH_VARARGS | METH_KEYWORDS,
      "setup(**classes and helpers of checker.yamlload): must be called once before parse"},
     {"parse", cn_parse, METH_VARARGS,
-     "parse(text, max_depth, max_alias_nodes, skip_keys, placeholders, depths) -> (documents, problems), "
+     "parse(text, max_depth, max_alias_nodes, skip_keys, placeholders, depths) -> (documents, problems, nodes built), "
      "or None when the pure path must decide (a libyaml error, the nesting limit)"},
     {"libyaml_version", cn_libyaml_version, METH_NOARGS, "the vendored libyaml's version"},
     {NULL, NULL, 0, NULL},

@@ -161,19 +161,20 @@ _NO_KEY = object()
 
 
 def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),
-          placeholders: Optional[dict] = None, depths: Optional[dict] = None) -> tuple[list, list]:
+          placeholders: Optional[dict] = None, depths: Optional[dict] = None, info: Optional[dict] = None) -> tuple[list, list]:
     """Parse every document of ``text``: with the C accelerator (``checker._cnodes``) when it is
     built and not turned off (``OLM_CHECK_PURE_YAML=1``), else with the pure path
-    (``_parse_py``); both give the same documents and problems (tests/test_cnodes.py)."""
+    (``_parse_py``); both give the same documents and problems (tests/test_cnodes.py).
+    ``info`` (the C path only) gets ``nodes``: how many nodes were built."""
     if ACCELERATED and text.__class__ is str:
-        got = _parse_c(text, limits, skip_keys, placeholders, depths)
+        got = _parse_c(text, limits, skip_keys, placeholders, depths, info)
         if got is not None:
             return got
     return _parse_py(text, limits, skip_keys, placeholders, depths)
 
 
 def _parse_c(text: str, limits: Optional[Limits], skip_keys: frozenset, placeholders: Optional[dict],
-             depths: Optional[dict]) -> Optional[tuple]:
+             depths: Optional[dict], info: Optional[dict] = None) -> Optional[tuple]:
     """``_parse_py``'s result built in C, or None when the pure path must decide: libyaml refused
     the text (the vendored libyaml and PyYAML's may word or place an error differently) or it
     reaches the nesting limit (where libyaml's own limit may stop first)."""
@@ -189,6 +190,8 @@ def _parse_c(text: str, limits: Optional[Limits], skip_keys: frozenset, placehol
             del placeholders[line]
     if found:
         depths.update(found)
+    if info is not None:
+        info["nodes"] = got[2]
     return got[0], got[1]
 
 
