@@ -23,12 +23,27 @@ from .usage import Usage
 FORMATS = ("text", "json", "sarif", "github")
 
 
+class _Version(argparse.Action):
+    """``--version``: olm-check's version and the YAML parser in use (the C accelerator or the
+    pure path), then exit."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and which YAML parser is used, and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .yamlload import parser_description
+
+        sys.stdout.write(f"olm-check {__version__}\n{parser_description()}\n")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     from .selection import add_arguments as view_arguments
     from .suggest import Parser
 
     p = Parser(prog="olm-check", description="Check OLM operator bundles against the OpenShift releases they declare.")
-    p.add_argument("--version", action="version", version=f"olm-check {__version__}")
+    p.add_argument("--version", action=_Version)
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command")
     p.commands = sub.choices  # name -> the subcommand's parser (its own usage errors)

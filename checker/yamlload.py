@@ -12,8 +12,11 @@ timestamps stay strings, unknown local tags keep their text.
 """
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from typing import Optional
+from urllib.parse import unquote_to_bytes
 
 import yaml
 from yaml.events import (
@@ -110,6 +113,7 @@ def _construct(tag: str, value: str):
 
 
 _plain_cache: dict = {}
+_PLAIN_CACHE_MAX = 50_000
 
 
 def _scalar(ev: ScalarEvent) -> Scalar:
@@ -126,7 +130,7 @@ def _scalar(ev: ScalarEvent) -> Scalar:
         hit = _plain_cache.get(value)
         if hit is None:
             hit = resolve_plain(value)
-            if len(_plain_cache) < 50_000:
+            if len(_plain_cache) < _PLAIN_CACHE_MAX:
                 _plain_cache[value] = hit
         tag, pv = hit
     else:
@@ -158,8 +162,43 @@ _NO_KEY = object()
 
 
 def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),
-          placeholders: Optional[dict] = None, depths: Optional[dict] = None) -> tuple[list, list]:
-    """Parse every document of ``text``.
+          placeholders: Optional[dict] = None, depths: Optional[dict] = None, info: Optional[dict] = None) -> tuple[list, list]:
+    """Parse every document of ``text``: with the C accelerator (``checker._cnodes``) when it is
+    built and not turned off (``OLM_CHECK_PURE_YAML=1``), else with the pure path
+    (``_parse_py``); both give the same documents and problems (tests/test_cnodes.py).
+    ``info`` (the C path only) gets ``nodes``: how many nodes were built."""
+    if ACCELERATED and text.__class__ is str:
+        got = _parse_c(text, limits, skip_keys, placeholders, depths, info)
+        if got is not None:
+            return got
+    return _parse_py(text, limits, skip_keys, placeholders, depths)
+
+
+def _parse_c(text: str, limits: Optional[Limits], skip_keys: frozenset, placeholders: Optional[dict],
+             depths: Optional[dict], info: Optional[dict] = None) -> Optional[tuple]:
+    """``_parse_py``'s result built in C, or None when the pure path must decide: libyaml refused
+    the text (the vendored libyaml and PyYAML's may word or place an error differently) or it
+    reaches the nesting limit (where libyaml's own limit may stop first)."""
+    limits = limits or Limits()
+    held = dict(placeholders) if placeholders else None  # the C path takes what it finds from a copy
+    found: Optional[dict] = {} if depths is not None else None
+    got = _cnodes.parse(text, int(limits.max_depth), int(limits.max_alias_nodes),
+                        skip_keys if isinstance(skip_keys, (set, frozenset)) else frozenset(skip_keys), held, found)
+    if got is None:
+        return None
+    if placeholders and held is not None:
+        for line in [k for k in placeholders if k not in held]:
+            del placeholders[line]
+    if found:
+        depths.update(found)
+    if info is not None:
+        info["nodes"] = got[2]
+    return got[0], got[1]
+
+
+def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),
+              placeholders: Optional[dict] = None, depths: Optional[dict] = None) -> tuple[list, list]:
+    """Parse every document of ``text`` (the pure path: PyYAML's libyaml events, nodes built here).
 
     Returns (documents, problems). A document is a root node (``None`` for an empty
     document). On a syntax error or a broken limit, the documents before it are returned
@@ -241,20 +280,7 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 if frame.dup is not None:
                     text_key, line, col, prev = frame.dup
                     frame.dup = None
-                    if vtext is not None and prev[1] == vtext:
-                        problems.append(Problem(
-                            "yaml-duplicate-key", line, col,
-                            f"the key '{_short(text_key)}' is repeated with the same value (first at line {prev[0]})",
-                            severity="warning",
-                            detail="Loaders keep one, so nothing is lost today, but the next edit to one copy will be "
-                            "silently ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove "
-                            "the repeated key."))
-                    else:
-                        problems.append(Problem(
-                            "yaml-duplicate-key", line, col,
-                            f"the key '{_short(text_key)}' is repeated with a different value (first at line {prev[0]})",
-                            detail="YAML loaders silently keep only the last one, so the first is lost, and the catalog "
-                            "pipeline's yamllint (key-duplicates) fails the pull request. Remove or merge one of them."))
+                    problems.append(_dup_key(text_key, line, col, prev[0], vtext is not None and prev[1] == vtext))
                 if frame.node is not None and key is not _NO_KEY and node is not None:
                     if isinstance(key, Scalar) and key.tag == "tag:yaml.org,2002:merge" and key.style is None:
                         _merge(frame.node, node)
@@ -360,21 +386,13 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
                 target = anchors.get(ev.anchor)
                 if target is None:
                     m = ev.start_mark
-                    raise _Abort(Problem(
-                        "yaml-syntax", m.line + 1, m.column + 1,
-                        f"YAML syntax error: the alias '*{_short(ev.anchor)}' refers to no anchor defined before it",
-                        detail="An anchor cannot refer to itself, and nothing in this file can be read until it is fixed. "
-                        f"Define '&{_short(ev.anchor)}' earlier, or write the value out."))
+                    raise _Abort(_no_anchor(m.line + 1, m.column + 1, ev.anchor))
                 node, weight = target
                 akind = node.kind if node is not None else None
                 alias_nodes += weight
                 if alias_nodes > limits.max_alias_nodes:
                     m = ev.start_mark
-                    raise _Abort(Problem(
-                        "yaml-limits", m.line + 1, m.column + 1,
-                        f"aliases here expand to more than {limits.max_alias_nodes:,} nodes (an 'alias bomb')",
-                        detail="olm-check refuses the file, as the Kubernetes API server refuses excessive aliasing. "
-                        "Write the values out instead of repeating anchors."))
+                    raise _Abort(_alias_bomb(m.line + 1, m.column + 1, limits.max_alias_nodes))
                 if parent is not None and (parent.skip or (parent.skip_next and parent.key is not None)):
                     if parent.skip_next and not parent.skip and node is not None:
                         node = Skipped(ev.start_mark.line + 1, ev.start_mark.column + 1, node.kind if node.kind in ("mapping", "sequence") else "scalar")
@@ -411,6 +429,13 @@ def parse(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = fro
             line, col = _line_col(text, pos)
         reason = getattr(e, "reason", None) or str(e).splitlines()[0]
         problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {_short(reason, 100)}", detail=_UNREADABLE))
+    except UnicodeDecodeError:
+        # libyaml decodes a tag's %-escapes (``!a%ED%A0%80``) and checks only the UTF-8 lengths;
+        # PyYAML then fails to turn the tag into text
+        line, col = _bad_tag_escape(text)
+        problems.append(Problem(
+            "yaml-syntax", line, col, "YAML syntax error: a tag's %-escapes do not decode to UTF-8 text",
+            detail=_UNREADABLE))
     except RecursionError:  # pragma: no cover - defensive, depth limit comes first
         problems.append(Problem("yaml-limits", 1, 1, "the file nests too deeply to be read",
                                 detail="Nothing in it is checked. Flatten the structure."))
@@ -427,6 +452,51 @@ _UNREADABLE = ("Nothing in this file can be read until it is fixed: opm, OLM and
                "quote or bracket).")
 _DECODER = ("Kubernetes' YAML decoder (sigs.k8s.io/yaml on go-yaml v2, which opm, operator-sdk's bundle "
             "validation, OLM and kubectl use) refuses the whole file")
+
+
+def _dup_key(text_key: str, line: int, col: int, first: int, same: bool) -> Problem:
+    if same:
+        return Problem(
+            "yaml-duplicate-key", line, col,
+            f"the key '{_short(text_key)}' is repeated with the same value (first at line {first})",
+            severity="warning",
+            detail="Loaders keep one, so nothing is lost today, but the next edit to one copy will be "
+            "silently ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove "
+            "the repeated key.")
+    return Problem(
+        "yaml-duplicate-key", line, col,
+        f"the key '{_short(text_key)}' is repeated with a different value (first at line {first})",
+        detail="YAML loaders silently keep only the last one, so the first is lost, and the catalog "
+        "pipeline's yamllint (key-duplicates) fails the pull request. Remove or merge one of them.")
+
+
+def _no_anchor(line: int, col: int, anchor: str) -> Problem:
+    return Problem(
+        "yaml-syntax", line, col,
+        f"YAML syntax error: the alias '*{_short(anchor)}' refers to no anchor defined before it",
+        detail="An anchor cannot refer to itself, and nothing in this file can be read until it is fixed. "
+        f"Define '&{_short(anchor)}' earlier, or write the value out.")
+
+
+def _alias_bomb(line: int, col: int, limit: int) -> Problem:
+    return Problem(
+        "yaml-limits", line, col,
+        f"aliases here expand to more than {limit:,} nodes (an 'alias bomb')",
+        detail="olm-check refuses the file, as the Kubernetes API server refuses excessive aliasing. "
+        "Write the values out instead of repeating anchors.")
+
+
+_TAG_ESCAPE = re.compile(r"!\S*?%[0-9A-Fa-f]{2}\S*")
+
+
+def _bad_tag_escape(text: str) -> tuple[int, int]:
+    """Where the first tag whose %-escapes are not UTF-8 starts ((1, 1) when not found)."""
+    for m in _TAG_ESCAPE.finditer(text):
+        try:
+            unquote_to_bytes(m.group()).decode("utf-8")
+        except UnicodeDecodeError:
+            return _line_col(text, m.start())
+    return 1, 1
 
 
 def _bad_merge(line: int, col: int, kind: Optional[str]) -> Problem:
@@ -511,3 +581,36 @@ def decode(data: bytes) -> tuple[Optional[str], Optional[Problem]]:
         return None, Problem(
             "yaml-limits", line, col, f"the file is not valid UTF-8 (byte 0x{data[e.start]:02x} at this position)",
             detail="Kubernetes and OLM read manifests as UTF-8 and refuse the file. Re-save it as UTF-8.")
+
+
+def _accelerator():
+    """The C accelerator (``checker._cnodes``) set up with this module's classes and helpers, or
+    None when it is not built (no compiler at install time) or cannot be set up."""
+    try:
+        from . import _cnodes
+    except ImportError:
+        return None
+    try:
+        _cnodes.setup(
+            Scalar=Scalar, Mapping=Mapping, Sequence=Sequence, Skipped=Skipped,
+            plain_cache=_plain_cache, plain_cache_max=_PLAIN_CACHE_MAX, resolve_plain=resolve_plain,
+            construct=_construct, resolver_first=frozenset(k for k in _RESOLVERS if k is not None),
+            wildcard=bool(_WILDCARD), dup_key=_dup_key, bad_merge=_bad_merge, collection_key=_collection_key,
+            null_key=_null_key, no_anchor=_no_anchor, alias_bomb=_alias_bomb)
+    except (TypeError, RuntimeError):  # node classes it cannot fill: the pure path
+        return None
+    return _cnodes
+
+
+_cnodes = _accelerator()
+# OLM_CHECK_PURE_YAML=1: the pure path even where the accelerator is built (tests, comparisons)
+ACCELERATED = _cnodes is not None and os.environ.get("OLM_CHECK_PURE_YAML", "") in ("", "0")
+
+
+def parser_description() -> str:
+    """Which YAML parser runs, for ``olm-check --version``."""
+    if ACCELERATED:
+        return f"yaml: C accelerator (checker._cnodes, libyaml {_cnodes.libyaml_version()} vendored)"
+    why = "turned off by OLM_CHECK_PURE_YAML" if _cnodes is not None else "accelerator not built"
+    lib = "libyaml via PyYAML" if C_LOADER else "PyYAML's pure-Python parser"
+    return f"yaml: {lib} ({why})"

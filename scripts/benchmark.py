@@ -10,8 +10,13 @@ Not a test: it prints numbers. In one run, it measures
 
 * floor  -- the same YAML files loaded with ``yaml.load_all`` and libyaml's C loader
             (``CSafeLoader``), in one process: the cost of merely reading them into Python;
+* ryml   -- the same YAML files parsed by rapidyaml (``ryml.parse_in_arena``, C++), in one
+            process: the parse floor the cold audit is measured against (its ratio to it);
 * cold   -- ``olm-check audit`` from process start to exit, with an empty result cache
             (``--cache`` being filled), ``--jobs N`` workers;
+* pure   -- the cold audit again with ``OLM_CHECK_PURE_YAML=1``: without the C accelerator
+            (``checker._cnodes``), as an install without a compiler runs; its report is
+            compared with the cold one (the findings must be the same);
 * warm   -- the same again: the tree is unchanged, so the run snapshot answers it;
 * touched -- the same after one CSV's modification time was set to now (its content kept):
             the snapshot misses and the per-bundle cache answers every bundle, the touched
@@ -117,6 +122,34 @@ def floor(files: list) -> tuple:
     return time.perf_counter() - t, failed, time.process_time() - cpu
 
 
+def floor_ryml(files: list) -> tuple:
+    """rapidyaml's parse of every file, in one process: (seconds, files it refuses, CPU seconds)."""
+    try:
+        import ryml
+    except ImportError:
+        sys.exit("rapidyaml (ryml) is not installed; the ryml floor needs it")
+    failed = 0
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(2)
+    os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
+    t = time.perf_counter()
+    cpu = time.process_time()
+    try:
+        for f in files:
+            with open(f, "rb") as fh:
+                data = fh.read()
+            try:
+                tree = ryml.parse_in_arena(data)
+                del tree
+            except Exception:  # noqa: BLE001 - rapidyaml refuses some real files
+                failed += 1
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+    return time.perf_counter() - t, failed, time.process_time() - cpu
+
+
 class TreeMemory(threading.Thread):
     """Peak RSS and PSS (KiB) summed over a process and its descendants."""
 
@@ -181,10 +214,10 @@ class TreeMemory(threading.Thread):
 CODE = ROOT  # where `python -m checker` is imported from (a frozen copy: see main)
 
 
-def timed(cmd: list, cwd: str) -> dict:
+def timed(cmd: list, cwd: str, extra_env: dict = None) -> dict:
     import resource
 
-    env = dict(os.environ, PYTHONPATH=CODE + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=CODE + os.pathsep + os.environ.get("PYTHONPATH", ""), **(extra_env or {}))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -335,8 +368,8 @@ def main() -> int:
     ap.add_argument("directory", help="a catalog checkout (operators/...) or any directory of bundles")
     ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
     ap.add_argument("--sample", type=int, default=0, help="only this many operators, spread over the catalog")
-    ap.add_argument("--modes", default="floor,cold,warm,touched,rehash,single",
-                    help="comma-separated: floor,cold,warm,touched,rehash,single,pr")
+    ap.add_argument("--modes", default="floor,ryml,cold,pure,warm,touched,rehash,single",
+                    help="comma-separated: floor,ryml,cold,pure,warm,touched,rehash,single,pr")
     ap.add_argument("--bundle", help="the bundle for 'single' (default: one from the middle of the catalog)")
     ap.add_argument("--verify", action="store_true", help="also compare the fast YAML path with the full parse")
     ap.add_argument("--keep", help="write the cold run's JSON report here")
@@ -371,6 +404,14 @@ def main() -> int:
         results["floor_cpu"] = cpu
         print(f"floor  (yaml.load_all, CSafeLoader, 1 process): {secs:8.1f} s  ({nbytes / 1e6 / secs:.1f} MB/s; "
               f"{failed} files the C loader refuses); CPU {cpu:.1f} s")
+    if "ryml" in modes:
+        secs, failed, cpu = floor_ryml(files)
+        results["ryml"] = secs
+        print(f"ryml   (ryml.parse_in_arena, rapidyaml, 1 process): {secs:8.1f} s  ({nbytes / 1e6 / secs:.1f} MB/s; "
+              f"{failed} files it refuses); CPU {cpu:.1f} s")
+    from checker import yamlload
+
+    print(f"parser: {yamlload.parser_description()}")
     # run a frozen copy of the package: edits to the working tree during the run would
     # otherwise change the code digest (and so every cache key) between cold and warm
     global CODE
@@ -387,8 +428,10 @@ def main() -> int:
     audit = [sys.executable, "-m", "checker", "audit", *paths, "--jobs", str(jobs), "--format", "json",
              "--output", out, "--cache", cache, "--progress", "never"]
     one = args.bundle or (sorted(bundles)[len(bundles) // 2] if bundles else None)
+    reports: dict = {}
+    failed_compare: list = []
     try:
-        for mode in ("cold", "warm", "touched", "rehash"):
+        for mode in ("cold", "pure", "warm", "touched", "rehash"):
             if mode not in modes:
                 continue
             if mode == "touched":
@@ -406,17 +449,26 @@ def main() -> int:
                 db.commit()
                 db.close()
             runs = []
-            for n in range(max(1, args.repeat) if mode == "cold" else 1):
+            cmd, extra = audit, {"OLM_CHECK_PURE_YAML": ""}
+            if mode == "pure":  # a cold run of its own, without the accelerator, in a cache of its own
+                pure_cache = tempfile.mkdtemp(prefix="olm-check-bench-cache-pure-")
+                pure_out = os.path.join(pure_cache, "report.json")
+                cmd = audit[:audit.index("--output")] + ["--output", pure_out, "--cache", pure_cache, "--progress", "never"]
+                extra = {"OLM_CHECK_PURE_YAML": "1"}
+            for n in range(max(1, args.repeat) if mode in ("cold", "pure") else 1):
                 if n:  # an empty cache again (the report, when it is kept there, is written anew)
-                    shutil.rmtree(cache, ignore_errors=True)
-                    os.makedirs(cache)
+                    c = cache if mode == "cold" else pure_cache
+                    shutil.rmtree(c, ignore_errors=True)
+                    os.makedirs(c)
                 warm_page_cache(files)  # again: this machine's kernel pages out what sat idle meanwhile
-                r = timed(audit, root)
+                r = timed(cmd, root, extra)
                 runs.append(r)
                 ratio = f", {r['wall'] / results['floor']:.3f} of the floor" if "floor" in results else ""
                 # CPU seconds (user + system, the whole process tree): the work done, which other
                 # load on the machine and the clock speed it runs at skew less than the wall time
                 cpu = f"; CPU {r['cpu']:.1f} s" + (f" ({r['cpu'] / results['floor_cpu']:.3f} of the floor's)" if "floor" in results else "")
+                if "ryml" in results and mode in ("cold", "pure"):
+                    ratio += f", {r['wall'] / results['ryml']:.2f} of the ryml floor"
                 print(f"{mode:7} (olm-check audit, start to exit):     {r['wall']:8.1f} s  ({len(bundles) / r['wall']:.0f} bundles/s{ratio}{cpu}); "
                       f"peak memory of the process tree: RSS {r['rss_mib']:.0f} MiB, PSS {r['pss_mib']:.0f} MiB; "
                       f"largest process {r['one_mib']:.0f} MiB")
@@ -427,13 +479,22 @@ def main() -> int:
                 ratio = f" ({walls[0] / results['floor']:.3f} and {walls[len(walls) // 2] / results['floor']:.3f} of the floor)" if "floor" in results else ""
                 print(f"{mode:7} over {len(runs)} runs: best {walls[0]:.1f} s, median {walls[len(walls) // 2]:.1f} s wall{ratio}; "
                       f"CPU best {cpus[0]:.1f} s, median {cpus[len(cpus) // 2]:.1f} s")
-            if mode == "cold":
-                with open(out) as fh:
+            if mode in ("cold", "pure"):
+                with open(out if mode == "cold" else pure_out) as fh:
                     rep = json.load(fh)
                 s = rep["summary"]
                 internal = sum(1 for f in rep["findings"] if f["rule"] == "internal-error")
                 print(f"       report: {s['bundles']} bundles, {s['errors']} errors, {s['warnings']} warnings, {s['info']} info, "
                       f"{internal} internal errors")
+                reports[mode] = rep
+            if mode == "pure":
+                shutil.rmtree(pure_cache, ignore_errors=True)
+                if "cold" in reports:
+                    same = _findings(reports["cold"]) == _findings(reports["pure"])
+                    print(f"pure   vs cold: the accelerator {results['pure'] / results['cold']:.2f}x faster over the whole audit; "
+                          f"findings {'identical' if same else 'DIFFERENT'}")
+                    if not same:
+                        failed_compare.append("pure")
         if "single" in modes and one:
             warm_page_cache(files)
             r = timed([sys.executable, "-m", "checker", "check", one, "--format", "json", "--progress", "never"], root)
@@ -449,7 +510,12 @@ def main() -> int:
     if args.verify:
         verify(files)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
-    return 0
+    return 1 if failed_compare else 0
+
+
+def _findings(report: dict) -> list:
+    """A report's findings without what differs from run to run (none should; timings aside)."""
+    return sorted(json.dumps(f, sort_keys=True) for f in report["findings"])
 
 
 if __name__ == "__main__":
