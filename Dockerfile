@@ -6,8 +6,11 @@
 # libyaml) compiled here: the compiler stays in this stage. The build fails if the accelerator
 # was not built (the extension is optional for a pip install, not for the image).
 FROM python:3.11-slim AS build
+# python:3.11-slim has Python's headers; a base without them (a Debian python3) gets python3-dev.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && if [ ! -f "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then \
+      apt-get install -y --no-install-recommends python3-dev; fi \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY pyproject.toml setup.py MANIFEST.in README.md ./
