@@ -306,6 +306,8 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
                 continue
         if not f.message.isascii():
             f.message = _text(f.message)
+        if f.message.endswith(".") and not f.message.endswith(("..", "e.g.", "i.e.", "etc.")):
+            f.message = f.message[:-1]  # one style for every message: a sentence without its full stop, as linters print them
         key = (f.rule, f.path, f.line, f.column, f.message)
         if key in seen:
             continue

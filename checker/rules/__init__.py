@@ -175,8 +175,6 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
 
     ``message`` is one sentence saying what is wrong (about 120 characters at most);
     ``detail`` says why it matters and how to fix it."""
-    if message.endswith(".") and not message.endswith(("..", "e.g.", "i.e.", "etc.")):
-        message = message[:-1]  # one style for every message: a sentence without its full stop, as linters print them
     path = file if isinstance(file, str) else file.rel
     ln = line if line is not None else (node.line if node is not None else 1)
     col = column if column is not None else (node.col if node is not None else 1)
