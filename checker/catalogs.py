@@ -288,12 +288,7 @@ def checked_operators(repo) -> set:
     if not repo.checked:
         return set(repo.operators)
     checked = set(repo.checked)
+    from .layout import operators_touched
+
     out = {b.operator for b in repo.bundles if b.operator and b.rel in checked}
-    for c in repo.changed_files or []:
-        parts = c.split("/")
-        for i, p in enumerate(parts[:-1]):
-            if p == "operators" and i + 1 < len(parts) and parts[i + 1] in repo.operators:
-                out.add(parts[i + 1])
-            if p == "catalogs" and i + 2 < len(parts) and parts[i + 2] in repo.operators:
-                out.add(parts[i + 2])
-    return out
+    return out | (operators_touched(repo.changed_files or []) & set(repo.operators))

@@ -178,16 +178,10 @@ def global_slice(repo: Repository, facts: list) -> Repository:
 
 def touched_operators(repo: Repository) -> set:
     """The operators of ``repo`` a change list touches (``operators/<name>/``, ``catalogs/*/<name>/``)."""
-    out = set()
-    for c in repo.changes or []:
-        for p in (getattr(c, "path", None), getattr(c, "previous_path", None)):
-            parts = (p or "").split("/")
-            for i, part in enumerate(parts[:-1]):
-                if part == "operators" and parts[i + 1] in repo.operators:
-                    out.add(parts[i + 1])
-                if part == "catalogs" and i + 2 < len(parts) and parts[i + 2] in repo.operators:
-                    out.add(parts[i + 2])
-    return out
+    from .layout import operators_touched
+
+    paths = [p for c in repo.changes or [] for p in (getattr(c, "path", None), getattr(c, "previous_path", None)) if p]
+    return operators_touched(paths) & set(repo.operators)
 
 
 def repo_files(repo: Repository) -> list:
