@@ -152,9 +152,9 @@ def _who(g: Grant) -> str:
     """Where a grant comes from, short enough for a one-sentence message (``g.source`` in full
     says more: the detail says the rest)."""
     if g.scope == "cluster" and g.sa:
-        return f"the CSV's clusterPermissions for '{clip(g.sa, 40)}'"
+        return f"the CSV's ClusterRole for '{clip(g.sa, 40)}'"
     if g.scope == "permissions":
-        return f"the CSV's permissions for '{clip(g.sa, 40)}'"
+        return f"the CSV's Role for '{clip(g.sa, 40)}'"
     return clip(g.source, 80)
 
 
