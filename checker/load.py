@@ -351,8 +351,9 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
     b = Bundle(path=path, rel=reader.rel(path))
     manifests_dir = os.path.join(path, "manifests")
     metadata_dir = os.path.join(path, "metadata")
+    b.has_manifests_dir, b.has_metadata_dir = os.path.isdir(manifests_dir), os.path.isdir(metadata_dir)
 
-    if os.path.isdir(metadata_dir) and not _linked_out(reader, b, metadata_dir):
+    if b.has_metadata_dir and not _linked_out(reader, b, metadata_dir):
         for e in _entries(metadata_dir):
             fp = e.path
             if e.is_dir(follow_symlinks=False):
@@ -379,7 +380,7 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
             mt = ann.str("operators.operatorframework.io.bundle.mediatype.v1")
             b.mediatype = mt
 
-    if os.path.isdir(manifests_dir) and not _linked_out(reader, b, manifests_dir):
+    if b.has_manifests_dir and not _linked_out(reader, b, manifests_dir):
         for e in _entries(manifests_dir):
             if e.is_dir(follow_symlinks=False):
                 b.layout_problems.append((reader.rel(e.path), f"manifests/{e.name}/ is a directory inside manifests/",

@@ -166,6 +166,8 @@ class Bundle:
     layout_problems: list = field(default_factory=list)  # (file rel or dir rel, message, detail)
     refused_dirs: list = field(default_factory=list)  # manifests/, metadata/ linked out of the checked tree (not read)
     annotations_dir: bool = False  # metadata/annotations.yaml is a directory
+    has_manifests_dir: bool = False  # manifests/ is a directory (or a link to one) in the bundle directory
+    has_metadata_dir: bool = False  # metadata/ likewise
     operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
     version_dir: Optional[str] = None
     versions: VersionInfo = field(default_factory=VersionInfo)

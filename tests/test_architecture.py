@@ -202,3 +202,37 @@ def test_declared_dependencies_are_the_imported_ones():
             core.add(dist)
     assert core == declared, f"imported {sorted(core)}, declared {sorted(declared)}"
     assert extra - declared == action, f"the action imports {sorted(extra)}, its extra declares {sorted(action)}"
+
+
+# what a rule may not call: the loader reads the tree, rules read the model it built
+_FILE_SYSTEM = {("os", "listdir"), ("os", "scandir"), ("os", "stat"), ("os", "lstat"), ("os", "readlink"),
+                ("os", "walk"), ("path", "isdir"), ("path", "isfile"), ("path", "exists"), ("path", "islink"),
+                ("path", "getsize"), ("path", "lexists")}
+
+
+def _file_system_calls(path: str) -> list:
+    """(line, call) of the file-system probes in a module (``os.path.isdir(...)`` and the like)."""
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Name, ast.Attribute)):
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else node.func.value.attr
+            if (owner, node.func.attr) in _FILE_SYSTEM:
+                out.append((node.lineno, f"{owner}.{node.func.attr}"))
+    return out
+
+
+def test_rules_do_not_probe_the_file_system():
+    """Rules are pure functions of the model: whether a bundle has manifests/ or metadata/ is a
+    fact the loader records (``Bundle.has_manifests_dir``), not something a rule looks up. (Data
+    tables of checker/data/ are read with open(), which this does not forbid.)"""
+    bad = {name: calls for name, path in _modules().items()
+           if name.startswith("checker.rules") for calls in [_file_system_calls(path)] if calls}
+    assert bad == {}, f"rules probing the file system: {bad}"
+
+
+def test_the_file_system_probe_finder_finds_one(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("import os\n\ndef f(b):\n    return os.path.isdir(b.path)\n")
+    assert _file_system_calls(str(p)) == [(4, "path.isdir")]

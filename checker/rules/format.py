@@ -1,7 +1,6 @@
 """Bundle format (registry+v1): files that cannot be read, layout, annotations, manifests."""
 from __future__ import annotations
 
-import os
 import re
 from typing import Optional
 
@@ -171,8 +170,7 @@ def bundle_layout(bundle: Bundle, ctx):
     """
     d = bundle.rel
     refused = bundle.refused_dirs  # a link out of the tree: yaml-limits says so
-    has_manifests = os.path.isdir(os.path.join(bundle.path, "manifests"))
-    has_metadata = os.path.isdir(os.path.join(bundle.path, "metadata"))
+    has_manifests, has_metadata = bundle.has_manifests_dir, bundle.has_metadata_dir
     if not has_manifests:
         yield finding("bundle-layout", d, None, "the bundle directory has no manifests/ directory",
                       detail="There is nothing for OLM to install, and `opm alpha bundle validate` stops at \"Unable to "

@@ -12,7 +12,6 @@ applies to plain bundles.
 """
 from __future__ import annotations
 
-import os
 
 from ..model import K8S_V1, PLAIN_V0
 from ..publication import is_plain, olm_yaml
@@ -167,7 +166,7 @@ def plain_bundle(bundle, ctx):
 def _metadata(bundle):
     sf = olm_yaml(bundle)
     if sf is None:
-        where = bundle.sub("metadata") if os.path.isdir(os.path.join(bundle.path, "metadata")) else bundle.rel
+        where = bundle.sub("metadata") if bundle.has_metadata_dir else bundle.rel
         yield said("plain-bundle-metadata", where, None,
                       "the plain (k8s+v1) bundle has no metadata/olm.yaml; OLM reads the operator's name, version, minKubeVersion and "
                       "installModes from it (there is no CSV). Add metadata/olm.yaml with those four keys.")
