@@ -4,7 +4,7 @@
   late import only hides a cycle; it does not remove it).
 * Rules are pure functions of the model: checker/rules/* import nothing of the report, the
   GitHub Action, the runner (workers, cache, snapshots, shards), change lists, discovery or
-  the command line.
+  the command line, probe no file system, and read no ``ctx.repo``.
 """
 from __future__ import annotations
 
@@ -236,3 +236,18 @@ def test_the_file_system_probe_finder_finds_one(tmp_path):
     p = tmp_path / "m.py"
     p.write_text("import os\n\ndef f(b):\n    return os.path.isdir(b.path)\n")
     assert _file_system_calls(str(p)) == [(4, "path.isdir")]
+
+
+def _context_repo_reads(path: str) -> list:
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and n.attr == "repo" and isinstance(n.value, ast.Name) and n.value.id == "ctx"]
+
+
+def test_bundle_rules_do_not_reach_into_the_repository():
+    """A bundle is checked with its operator (``ctx.operator``), never with the whole repository:
+    no rule reads ``ctx.repo`` (repository-scope rules get their slice as an argument)."""
+    bad = {name: lines for name, path in _modules().items()
+           if name.startswith("checker.rules") for lines in [_context_repo_reads(path)] if lines}
+    assert bad == {}, f"rules reading ctx.repo: {bad}"
