@@ -46,6 +46,8 @@ MAX_PATTERN_INPUT = 10_000  # longer strings are not matched against patterns (P
 
 _TYPES = {"object", "array", "string", "integer", "number", "boolean"}
 _BOUNDS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf")
+_BOUNDS_SET = frozenset(_BOUNDS)  # exclusiveMinimum/exclusiveMaximum only act with a bound
+_LOGIC_SET = frozenset(("allOf", "anyOf", "oneOf", "not"))
 
 
 class _TooBig(Exception):
@@ -197,15 +199,16 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
             out["type"] = ["integer", "string"]
     elif isinstance(t, str) and t in _TYPES:
         out["type"] = t
-    for k in _BOUNDS:
-        v = s.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            if k == "multipleOf" and v <= 0:
-                continue
-            out[k] = v
-    for k, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-        if s.get(k) is True and bound in out:  # OpenAPI v3.0: a flag on minimum/maximum
-            out[k] = out.pop(bound)
+    if not _BOUNDS_SET.isdisjoint(s):  # (most nodes have none: a set test, not nine lookups)
+        for k in _BOUNDS:
+            v = s.get(k)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                if k == "multipleOf" and v <= 0:
+                    continue
+                out[k] = v
+        for k, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if s.get(k) is True and bound in out:  # OpenAPI v3.0: a flag on minimum/maximum
+                out[k] = out.pop(bound)
     if isinstance(s.get("enum"), list):
         out["enum"] = s["enum"]
     props = s.get("properties") if isinstance(s.get("properties"), dict) else None
@@ -250,12 +253,13 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
             out["items"] = _translate(items, budget, depth + 1, logic, prune=prune)
         elif isinstance(d, list) and d:
             out["prefixItems"] = [_translate(items, budget, depth + 1, logic, prune=prune, d=x) for x in d]
-    for k in ("allOf", "anyOf", "oneOf"):
-        v = s.get(k)
-        if isinstance(v, list) and v:
-            out[k] = [_translate(x, budget, depth + 1, True, prune=prune, d=d) for x in v]
-    if isinstance(s.get("not"), dict):
-        out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune, d=d)
+    if not _LOGIC_SET.isdisjoint(s):
+        for k in ("allOf", "anyOf", "oneOf"):
+            v = s.get(k)
+            if isinstance(v, list) and v:
+                out[k] = [_translate(x, budget, depth + 1, True, prune=prune, d=d) for x in v]
+        if isinstance(s.get("not"), dict):
+            out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune, d=d)
     if not logic:
         if embedded or root:
             p = out.setdefault("properties", {})
@@ -447,7 +451,9 @@ def _schema_source(sf, node) -> Optional[tuple]:
 
 @lru_cache(maxsize=64)
 def _block_end(ind: int):
-    return re.compile(r"\n {0,%d}(?=[^ \r\n#])" % (ind - 1))
+    # a line of at most ind-1 spaces, then a character that is not a space, a line break or
+    # '#'; the negative lookahead spares the engine backtracking through deeper indentation
+    return re.compile(r"\n(?! {%d})(?= *[^ \r\n#])" % ind)
 
 
 def _parse_schema(src: tuple) -> Any:
