@@ -428,12 +428,11 @@ def _schema_source(sf, node) -> Optional[tuple]:
     block below the key (the lines indented at least as deep as the value's first line)."""
     if not isinstance(node, Skipped) or not node.is_map() or sf.text is None:
         return None
-    lines = sf._lines()
     ln, col = node.line, node.col
-    if not 1 <= ln <= len(lines):
-        return None
     text = sf.text
-    start = sum(map(len, lines[:ln - 1])) + ln - 1  # the first line's offset
+    start = _line_start(text, ln)  # the first line's offset
+    if start is None:
+        return None
     ind = col - 1
     if text[start + ind:start + ind + 1] == "{":
         try:
@@ -447,6 +446,21 @@ def _schema_source(sf, node) -> Optional[tuple]:
     m = _block_end(ind).search(text, start)
     end = m.start() if m else len(text)
     return "yaml", " " * ind + text[start + ind:end]
+
+
+def _line_start(text: str, ln: int) -> Optional[int]:
+    """Offset in ``text`` of line ``ln`` (1-based), None when the text has no such line. The
+    newlines before it are found one by one: a CRD file's text is not split into lines (the
+    schema opens near its top, and no other rule reads the file's lines)."""
+    if ln < 1:
+        return None
+    i = 0
+    for _n in range(ln - 1):
+        i = text.find("\n", i)
+        if i < 0:
+            return None
+        i += 1
+    return i
 
 
 @lru_cache(maxsize=64)
