@@ -496,8 +496,12 @@ def dns_label_problem(s: str) -> Optional[str]:
 # Ports of the Go standard library's rules, returning Go's reason or None.
 
 
+_CTL = re.compile("[\x00-\x1f\x7f]")
+
+
 def _ctl(s: str) -> bool:
-    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in s)
+    """Whether ``s`` holds an ASCII control character (below 0x20, or DEL)."""
+    return _CTL.search(s) is not None
 
 
 def _go_should_escape_host(c: str) -> bool:
