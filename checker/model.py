@@ -196,7 +196,12 @@ class Bundle:
 
     @property
     def crds(self) -> list:
-        return [m for m in self.manifests if m.kind == "CustomResourceDefinition"]
+        # cached as csvs is (rules ask for them about 40 times per bundle)
+        cache = self.extra.get("_crds")
+        if cache is None or cache[0] is not self.manifests or cache[1] != len(self.manifests):
+            cache = (self.manifests, len(self.manifests), [m for m in self.manifests if m.kind == "CustomResourceDefinition"])
+            self.extra["_crds"] = cache
+        return cache[2]
 
     def annotation(self, key: str) -> Optional[Scalar]:
         v = self.annotations.get(key) if self.annotations is not None else None

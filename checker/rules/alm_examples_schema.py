@@ -46,6 +46,8 @@ MAX_PATTERN_INPUT = 10_000  # longer strings are not matched against patterns (P
 
 _TYPES = {"object", "array", "string", "integer", "number", "boolean"}
 _BOUNDS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf")
+_BOUNDS_SET = frozenset(_BOUNDS)  # exclusiveMinimum/exclusiveMaximum only act with a bound
+_LOGIC_SET = frozenset(("allOf", "anyOf", "oneOf", "not"))
 
 
 class _TooBig(Exception):
@@ -197,15 +199,16 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
             out["type"] = ["integer", "string"]
     elif isinstance(t, str) and t in _TYPES:
         out["type"] = t
-    for k in _BOUNDS:
-        v = s.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            if k == "multipleOf" and v <= 0:
-                continue
-            out[k] = v
-    for k, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-        if s.get(k) is True and bound in out:  # OpenAPI v3.0: a flag on minimum/maximum
-            out[k] = out.pop(bound)
+    if not _BOUNDS_SET.isdisjoint(s):  # (most nodes have none: a set test, not nine lookups)
+        for k in _BOUNDS:
+            v = s.get(k)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                if k == "multipleOf" and v <= 0:
+                    continue
+                out[k] = v
+        for k, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if s.get(k) is True and bound in out:  # OpenAPI v3.0: a flag on minimum/maximum
+                out[k] = out.pop(bound)
     if isinstance(s.get("enum"), list):
         out["enum"] = s["enum"]
     props = s.get("properties") if isinstance(s.get("properties"), dict) else None
@@ -250,12 +253,13 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
             out["items"] = _translate(items, budget, depth + 1, logic, prune=prune)
         elif isinstance(d, list) and d:
             out["prefixItems"] = [_translate(items, budget, depth + 1, logic, prune=prune, d=x) for x in d]
-    for k in ("allOf", "anyOf", "oneOf"):
-        v = s.get(k)
-        if isinstance(v, list) and v:
-            out[k] = [_translate(x, budget, depth + 1, True, prune=prune, d=d) for x in v]
-    if isinstance(s.get("not"), dict):
-        out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune, d=d)
+    if not _LOGIC_SET.isdisjoint(s):
+        for k in ("allOf", "anyOf", "oneOf"):
+            v = s.get(k)
+            if isinstance(v, list) and v:
+                out[k] = [_translate(x, budget, depth + 1, True, prune=prune, d=d) for x in v]
+        if isinstance(s.get("not"), dict):
+            out["not"] = _translate(s["not"], budget, depth + 1, True, prune=prune, d=d)
     if not logic:
         if embedded or root:
             p = out.setdefault("properties", {})
@@ -424,12 +428,11 @@ def _schema_source(sf, node) -> Optional[tuple]:
     block below the key (the lines indented at least as deep as the value's first line)."""
     if not isinstance(node, Skipped) or not node.is_map() or sf.text is None:
         return None
-    lines = sf._lines()
     ln, col = node.line, node.col
-    if not 1 <= ln <= len(lines):
-        return None
     text = sf.text
-    start = sum(map(len, lines[:ln - 1])) + ln - 1  # the first line's offset
+    start = _line_start(text, ln)  # the first line's offset
+    if start is None:
+        return None
     ind = col - 1
     if text[start + ind:start + ind + 1] == "{":
         try:
@@ -445,9 +448,26 @@ def _schema_source(sf, node) -> Optional[tuple]:
     return "yaml", " " * ind + text[start + ind:end]
 
 
+def _line_start(text: str, ln: int) -> Optional[int]:
+    """Offset in ``text`` of line ``ln`` (1-based), None when the text has no such line. The
+    newlines before it are found one by one: a CRD file's text is not split into lines (the
+    schema opens near its top, and no other rule reads the file's lines)."""
+    if ln < 1:
+        return None
+    i = 0
+    for _n in range(ln - 1):
+        i = text.find("\n", i)
+        if i < 0:
+            return None
+        i += 1
+    return i
+
+
 @lru_cache(maxsize=64)
 def _block_end(ind: int):
-    return re.compile(r"\n {0,%d}(?=[^ \r\n#])" % (ind - 1))
+    # a line of at most ind-1 spaces, then a character that is not a space, a line break or
+    # '#'; the negative lookahead spares the engine backtracking through deeper indentation
+    return re.compile(r"\n(?! {%d})(?= *[^ \r\n#])" % ind)
 
 
 def _parse_schema(src: tuple) -> Any:

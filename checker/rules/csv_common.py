@@ -10,6 +10,7 @@ import json
 import os
 import re
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, Optional
 
 import yaml
@@ -145,9 +146,8 @@ def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         for ln, t in rows:
             if t is not None:
                 body = t[indent:]
-                for j, ch in enumerate(body):
-                    out_chars.append(ch)
-                    pos.append((ln, indent + 1 + j))
+                out_chars.append(body)  # joined below: one position per character
+                pos.extend(zip(repeat(ln), range(indent + 1, indent + 1 + len(body))))
                 out_chars.append("\n")
                 pos.append((ln, len(t) + 1))
             else:
@@ -172,9 +172,8 @@ def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
                     out_chars.append(" ")
                     pos.append((ln, indent))
             pending_breaks = 0
-            for j, ch in enumerate(body):
-                out_chars.append(ch)
-                pos.append((ln, indent + 1 + j))
+            out_chars.append(body)
+            pos.extend(zip(repeat(ln), range(indent + 1, indent + 1 + len(body))))
             prev_text = True
         out_chars.append("\n")
         pos.append((rows[-1][0] if rows else node.line, 1))
@@ -497,8 +496,12 @@ def dns_label_problem(s: str) -> Optional[str]:
 # Ports of the Go standard library's rules, returning Go's reason or None.
 
 
+_CTL = re.compile("[\x00-\x1f\x7f]")
+
+
 def _ctl(s: str) -> bool:
-    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in s)
+    """Whether ``s`` holds an ASCII control character (below 0x20, or DEL)."""
+    return _CTL.search(s) is not None
 
 
 def _go_should_escape_host(c: str) -> bool:
