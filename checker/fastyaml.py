@@ -258,14 +258,18 @@ def _props_mask() -> int:
     return int(_ryml.KEYANCH) | int(_ryml.VALANCH) | int(_ryml.KEYREF) | int(_ryml.VALREF) | int(_ryml.KEYTAG) | int(_ryml.VALTAG)
 
 
-def _ryml_clean(data: bytes, room: int, props: bool) -> str:
+def ryml_json(data: bytes, props: bool) -> tuple:
+    """``(json_text, "ok")`` for YAML ``data`` parsed by rapidyaml, or ``(None, why)``:
+    "ryml-refused" (no rapidyaml, or it refuses the text), "anchor-alias-tag" (with ``props``:
+    the tree holds an anchor, alias or tag, which libyaml must decide), "json" (no JSON out).
+    rapidyaml's own error messages are kept off stderr."""
     global _devnull, _ryml, ENABLED
     if _ryml is None:
         try:
             import ryml as _ryml
         except Exception:  # noqa: BLE001 - a broken install: no fast path
             ENABLED = False
-            return "ryml-refused"
+            return None, "ryml-refused"
     if _devnull is None:
         _devnull = os.open(os.devnull, os.O_WRONLY)
     saved = os.dup(2)
@@ -277,7 +281,7 @@ def _ryml_clean(data: bytes, room: int, props: bool) -> str:
             # the text scan; the tree tells: any anchor, alias or tag, and libyaml decides
             mask, kind = _props_mask(), tree.type
             if any(kind(i) & mask for i in range(tree.size())):
-                return "anchor-alias-tag"
+                return None, "anchor-alias-tag"
         # into a buffer of ours: emit_json_malloc's buffer is never freed (a leak of the
         # JSON's size per file, gigabytes over a catalog)
         buf = bytearray(2 * len(data) + 4096)
@@ -286,18 +290,23 @@ def _ryml_clean(data: bytes, room: int, props: bool) -> str:
             buf = bytearray(size)
             failed, size = _ryml.emit_json_to_substr(tree, tree.root_id(), buf)
             if failed:
-                return "json"
+                return None, "json"
         del tree
     except Exception:  # noqa: BLE001 - rapidyaml refuses it: libyaml decides
-        return "ryml-refused"
+        return None, "ryml-refused"
     finally:
         os.dup2(saved, 2)
         os.close(saved)
     try:
-        js = bytes(memoryview(buf)[:size]).decode("utf-8")
+        return bytes(memoryview(buf)[:size]).decode("utf-8"), "ok"
     except UnicodeDecodeError:
-        return "json"
-    del buf
+        return None, "json"
+
+
+def _ryml_clean(data: bytes, room: int, props: bool) -> str:
+    js, why = ryml_json(data, props)
+    if js is None:
+        return why
     # nesting: the JSON decoder counts its depth against the recursion limit, so a limit
     # of (here + room) makes anything nested deeper than ``room`` a RecursionError
     old = sys.getrecursionlimit()

@@ -21,7 +21,6 @@ import datetime
 import hashlib
 import ipaddress
 import json
-import os
 import re
 import warnings
 from collections import OrderedDict
@@ -553,35 +552,9 @@ def _ryml_json(text: str) -> Optional[str]:
     props = fastyaml._node_props(text)
     if props and _UNPRINTABLE.search(text):
         return None
-    try:
-        import ryml
-    except Exception:  # noqa: BLE001 - a broken install
+    js, _why = fastyaml.ryml_json(text.encode("utf-8"), props)
+    if js is None:
         return None
-    data = text.encode("utf-8")
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
-    try:
-        tree = ryml.parse_in_arena(data)
-        if props:
-            mask = int(ryml.KEYANCH) | int(ryml.VALANCH) | int(ryml.KEYREF) | int(ryml.VALREF) | int(ryml.KEYTAG) | int(ryml.VALTAG)
-            kind = tree.type
-            if any(kind(i) & mask for i in range(tree.size())):
-                return None
-        buf = bytearray(2 * len(data) + 4096)
-        failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
-        if failed:
-            buf = bytearray(size)
-            failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), buf)
-            if failed:
-                return None
-        js = bytes(memoryview(buf)[:size]).decode("utf-8")
-    except Exception:  # noqa: BLE001 - rapidyaml refuses it
-        return None
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
     if props and _json_divergent(js, text):
         return None
     return js
