@@ -1,11 +1,23 @@
 """The one thing every part of olm-check passes around: a finding."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 99}
+_CTL = re.compile("[\x00-\x1f\x7f]")
+
+
+def clip(s, limit: int = 60, escape: bool = False) -> str:
+    """A user's text as a one-sentence message quotes it: on one line, cut to ``limit``
+    characters with "…" (the detail or the position carries the rest); with ``escape``, its
+    control characters written as \\xNN."""
+    s = str(s).replace("\n", " ")
+    if escape and _CTL.search(s):
+        s = "".join(c if not (ord(c) < 0x20 or ord(c) == 0x7F) else f"\\x{ord(c):02x}" for c in s)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
 @dataclass
@@ -25,7 +37,7 @@ class Fix:
 
 
 def _help_uri(rule_id: str):
-    from .report import help_uri
+    from .report.links import help_uri
 
     return help_uri(rule_id)
 
@@ -54,7 +66,6 @@ class Finding:
         an edit above a finding must not make it look new — also the ones a message quotes,
         such as "first at line 12")."""
         import hashlib
-        import re
 
         message = re.sub(r"\b(lines?) \d+(?:\s*(?:-|–|to|and)\s*\d+)?", r"\1 #", self.message)
         h = hashlib.sha256()

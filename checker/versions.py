@@ -15,6 +15,7 @@ from typing import Optional
 import yaml
 
 from .blangsemver import SemverError, go_trim_space, max_openshift_version, min_kube_version, property_value_text, try_parse_tolerant
+from .finding import clip  # noqa: F401 (the version rules quote values with it)
 from .nodes import Mapping, Node, Scalar, Sequence
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -35,12 +36,6 @@ class Said(str):
 
     def __reduce__(self):
         return (Said, (str(self), self.detail))
-
-
-def clip(s: str, n: int = 60) -> str:
-    """A value as a message quotes it: at most ``n`` characters, cut with "…"."""
-    s = str(s).replace("\n", " ")
-    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 def vkey(s: str) -> Ver:

@@ -30,6 +30,7 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
+from .finding import clip
 from .nodes import Mapping, Node, Scalar, Sequence, Skipped
 
 try:  # libyaml's C parser: an order of magnitude faster than the pure-Python one
@@ -420,7 +421,7 @@ def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset =
             problems.append(_too_deep(line, col, min(limits.max_depth, _LIBYAML_MAX_NEST)))
             return docs, problems
         ctx = f" ({e.context})" if e.context else ""
-        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {_short(what + ctx, 100)}",
+        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {clip(what + ctx, 100)}",
                                 detail=_UNREADABLE))
     except yaml.YAMLError as e:  # ReaderError and friends
         line = col = 1
@@ -428,7 +429,7 @@ def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset =
         if pos is not None:
             line, col = _line_col(text, pos)
         reason = getattr(e, "reason", None) or str(e).splitlines()[0]
-        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {_short(reason, 100)}", detail=_UNREADABLE))
+        problems.append(Problem("yaml-syntax", line, col, f"YAML syntax error: {clip(reason, 100)}", detail=_UNREADABLE))
     except UnicodeDecodeError:
         # libyaml decodes a tag's %-escapes (``!a%ED%A0%80``) and checks only the UTF-8 lengths;
         # PyYAML then fails to turn the tag into text
@@ -458,14 +459,14 @@ def _dup_key(text_key: str, line: int, col: int, first: int, same: bool) -> Prob
     if same:
         return Problem(
             "yaml-duplicate-key", line, col,
-            f"the key '{_short(text_key)}' is repeated with the same value (first at line {first})",
+            f"the key '{clip(text_key)}' is repeated with the same value (first at line {first})",
             severity="warning",
             detail="Loaders keep one, so nothing is lost today, but the next edit to one copy will be "
             "silently ignored, and the catalog pipeline's yamllint (key-duplicates) refuses it. Remove "
             "the repeated key.")
     return Problem(
         "yaml-duplicate-key", line, col,
-        f"the key '{_short(text_key)}' is repeated with a different value (first at line {first})",
+        f"the key '{clip(text_key)}' is repeated with a different value (first at line {first})",
         detail="YAML loaders silently keep only the last one, so the first is lost, and the catalog "
         "pipeline's yamllint (key-duplicates) fails the pull request. Remove or merge one of them.")
 
@@ -473,9 +474,9 @@ def _dup_key(text_key: str, line: int, col: int, first: int, same: bool) -> Prob
 def _no_anchor(line: int, col: int, anchor: str) -> Problem:
     return Problem(
         "yaml-syntax", line, col,
-        f"YAML syntax error: the alias '*{_short(anchor)}' refers to no anchor defined before it",
+        f"YAML syntax error: the alias '*{clip(anchor)}' refers to no anchor defined before it",
         detail="An anchor cannot refer to itself, and nothing in this file can be read until it is fixed. "
-        f"Define '&{_short(anchor)}' earlier, or write the value out.")
+        f"Define '&{clip(anchor)}' earlier, or write the value out.")
 
 
 def _alias_bomb(line: int, col: int, limit: int) -> Problem:
@@ -549,11 +550,6 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
     line = text.count("\n", 0, pos) + 1
     col = pos - (text.rfind("\n", 0, pos) + 1) + 1
     return line, col
-
-
-def _short(s: str, n: int = 60) -> str:
-    s = s.replace("\n", " ")
-    return s if len(s) <= n else s[: n - 1] + "…"
 
 
 def decode(data: bytes) -> tuple[Optional[str], Optional[Problem]]:

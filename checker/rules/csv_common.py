@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import yaml
 
-from ..finding import Fix
+from ..finding import Fix, clip as _clip
 from ..model import REGISTRY_V1, Bundle, Manifest, SourceFile
 from ..nodes import Mapping, Node, Scalar, Sequence
 
@@ -76,12 +76,8 @@ def is_blank(node: Any) -> bool:
 
 
 def clip(s: str, limit: int = 60) -> str:
-    """A user's text for a one-sentence message: on one line, control characters escaped,
-    cut to ``limit`` characters with "…" (the detail or the position carries the rest)."""
-    s = s.replace("\n", " ")
-    if _ctl(s):
-        s = "".join(c if not (ord(c) < 0x20 or ord(c) == 0x7F) else f"\\x{ord(c):02x}" for c in s)
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    """``finding.clip`` with control characters escaped: CSV text is quoted with them visible."""
+    return _clip(s, limit, escape=True)
 
 
 def shown(node: Any, limit: int = 60) -> str:

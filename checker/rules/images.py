@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..finding import Fix
+from ..finding import Fix, clip
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule, value_fix
@@ -217,7 +217,7 @@ def related_image_invalid(bundle: Bundle, ctx):
         fix = scalar_fix(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
         yield finding("related-image-invalid", sf, img,
                       f"invalid image reference: {_brief(problem)}", fix=fix,
-                      detail=f"The image '{_short(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot pull it and operator-sdk's "
+                      detail=f"The image '{clip(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot pull it and operator-sdk's "
                       "bundle validation (run by catalog CI) rejects it. " + (f"Write '{fixed}'." if fixed else
                                         "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."))
 
@@ -225,7 +225,3 @@ def related_image_invalid(bundle: Bundle, ctx):
 def _brief(problem: str) -> str:
     """The reason without its parenthesised explanation (kept for the detail)."""
     return problem.split(" (", 1)[0].split("; ", 1)[0]
-
-
-def _short(s: str, n: int = 60) -> str:
-    return s if len(s) <= n else s[: n - 1] + "…"
