@@ -223,7 +223,7 @@ def test_a_finding_of_unusual_types_is_reported_and_not_served_from_the_cache(ca
     def odd(bundle, *args, **kwargs):
         got = real(bundle, *args, **kwargs)
         if bundle.rel.endswith("alpha-op/0.3.0"):
-            # at a file: a finding at the bundle directory would be moved to line 1 of its CSV (engine.at_files)
+            # at a file: a finding at the bundle directory would be moved to line 1 of its CSV (runner.placement.at_files)
             got.findings.append(Finding("odd-rule", "odd", bundle.rel + "/odd.yaml", line=None,
                                         ocp_versions=("4.16",)))
         return got

@@ -7,6 +7,7 @@ import dataclasses
 from ..engine import BundleResult, Context, check_repo, global_slice, internal, repo_files, settle, touched_operators
 from ..model import BundleFacts, Repository
 from ..rules import load_all
+from .placement import at_files
 
 
 def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:
@@ -120,6 +121,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         f = loose.get(path)
         return f.line_text(n) if f is not None else ""
 
+    at_files(findings, ctx)  # before settle: inline ignores are read at the file a finding moves to
     return settle(findings, ctx, line)
 
 
