@@ -195,7 +195,7 @@ class Reader:
         if text is None:
             return sf
         skip_keys = self.skip_keys if skip else frozenset()
-        digest = hashlib.sha256(data).digest()
+        digest = sf.digest
         self.note_digest(path, data, digest)
         key = (digest, skip_keys, self.limits.max_depth, self.limits.max_alias_nodes)
         got = PARSED.get(key)
@@ -232,6 +232,7 @@ class Reader:
         data = self.read_bytes(path, sf)
         if data is None:
             return sf, None
+        sf.digest = hashlib.sha256(data).digest()
         text, problem = decode(data)
         if problem is not None:
             sf.problems.append(problem)

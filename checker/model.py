@@ -28,6 +28,9 @@ class SourceFile:
     # from the text otherwise: a bundle's files are not held twice)
     raw: Optional[bytes] = None
     bom: bool = False  # the file started with a UTF-8 byte order mark (dropped from ``text``)
+    # SHA-256 of the bytes read (set by the loader for every file it read whole): the parse
+    # memo, the result cache and bundle-size's compressed sizes are keyed by content
+    digest: Optional[bytes] = None
 
     def content(self) -> Optional[bytes]:
         """The file's bytes as on disk (for bundle-size), None when it was not read."""

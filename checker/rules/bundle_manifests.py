@@ -93,14 +93,14 @@ def _upper_bound(n: int) -> int:
     return (z + 2) // 3 * 4
 
 
-_SIZES: dict = {}  # (sha1 of the content, level) -> encoded size: catalogs repeat CRD files
+_SIZES: dict = {}  # (SHA-256 of the content, level) -> encoded size: catalogs repeat CRD files
 
 
 def encoded_size(data: bytes, level: int = 6, digest: Optional[bytes] = None) -> int:
     """len(base64(gzip(data))) as operator-framework/api's encoding.GzipBase64Encode makes it
     (Go's gzip writer at its default level, 6; standard base64 with padding). ``digest``:
-    the content's SHA-1, when the caller has it."""
-    key = (digest or hashlib.sha1(data).digest(), level)
+    the content's SHA-256, when the caller has it."""
+    key = (digest or hashlib.sha256(data).digest(), level)
     got = _SIZES.get(key)
     if got is None:
         c = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 16+15: a gzip stream
@@ -177,7 +177,8 @@ def bundle_size(bundle: Bundle, ctx):
     warn = MAX_BUNDLE_SIZE * WARN_PERCENT
     if sum(_upper_bound(f.size) for f in files) <= warn:
         return  # cannot reach the warning threshold: skip the compression
-    contents = [(f, data, hashlib.sha1(data).digest()) for f, data in ((f, f.content()) for f in files)]
+    # the loader's digest of the bytes it read (content() gives those bytes back)
+    contents = [(f, data, f.digest or hashlib.sha256(data).digest()) for f, data in ((f, f.content()) for f in files)]
     if _below(contents, warn):
         return
     sizes = sorted(((encoded_size(data, 6, digest), f) for f, data, digest in contents), key=lambda t: -t[0])
