@@ -12,6 +12,11 @@ Not a test: it prints numbers. In one run, it measures
             (``CSafeLoader``), in one process: the cost of merely reading them into Python;
 * ryml   -- the same YAML files parsed by rapidyaml (``ryml.parse_in_arena``, C++), in one
             process: the parse floor the cold audit is measured against (its ratio to it);
+* cparse -- the same files parsed as the audit parses them (``checker.yamlload.parse``, with
+            the C accelerator and the loader's skipped keys), each distinct content once per
+            operator directory as the audit's parse memo reads them, in one process: what the
+            reference parser (libyaml) alone costs the audit, so half of it (two cores) is as
+            near the ryml floor as a cold audit can come while libyaml reads every distinct byte;
 * cold   -- ``olm-check audit`` from process start to exit, with an empty result cache
             (``--cache`` being filled), ``--jobs N`` workers;
 * pure   -- the cold audit again with ``OLM_CHECK_PURE_YAML=1``: without the C accelerator
@@ -148,6 +153,38 @@ def floor_ryml(files: list) -> tuple:
         os.close(saved)
         os.close(devnull)
     return time.perf_counter() - t, failed, time.process_time() - cpu
+
+
+def parse_c(files: list) -> tuple:
+    """The audit's own parse (C accelerator, skipped keys) of each distinct content once per
+    operator directory, in one process: (seconds, files parsed, CPU seconds)."""
+    import hashlib
+
+    from checker import yamlload
+    from checker.load import SKIP_KEYS
+
+    if not yamlload.ACCELERATED:
+        sys.exit("the C accelerator (checker._cnodes) is not built here; 'cparse' measures it")
+    seen: set = set()
+    parsed = 0
+    t = time.perf_counter()
+    cpu = time.process_time()
+    for f in files:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        parts = f.split(os.sep)
+        # the operator directory (operators/<name>/...) or the catalog's file, as the audit's workers split them
+        op = os.sep.join(parts[:parts.index("operators") + 2]) if "operators" in parts[:-2] else os.path.dirname(f)
+        key = (op, hashlib.sha256(data).digest())
+        if key in seen:
+            continue
+        seen.add(key)
+        text, problem = yamlload.decode(data)
+        if text is None:
+            continue
+        yamlload.parse(text, None, SKIP_KEYS)
+        parsed += 1
+    return time.perf_counter() - t, parsed, time.process_time() - cpu
 
 
 class TreeMemory(threading.Thread):
@@ -369,7 +406,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
     ap.add_argument("--sample", type=int, default=0, help="only this many operators, spread over the catalog")
     ap.add_argument("--modes", default="floor,ryml,cold,pure,warm,touched,rehash,single",
-                    help="comma-separated: floor,ryml,cold,pure,warm,touched,rehash,single,pr")
+                    help="comma-separated: floor,ryml,cparse,cold,pure,warm,touched,rehash,single,pr")
     ap.add_argument("--bundle", help="the bundle for 'single' (default: one from the middle of the catalog)")
     ap.add_argument("--verify", action="store_true", help="also compare the fast YAML path with the full parse")
     ap.add_argument("--keep", help="write the cold run's JSON report here")
@@ -409,6 +446,12 @@ def main() -> int:
         results["ryml"] = secs
         print(f"ryml   (ryml.parse_in_arena, rapidyaml, 1 process): {secs:8.1f} s  ({nbytes / 1e6 / secs:.1f} MB/s; "
               f"{failed} files it refuses); CPU {cpu:.1f} s")
+    if "cparse" in modes:
+        secs, parsed, cpu = parse_c(files)
+        results["cparse"] = secs
+        ratio = f"; half of it (2 cores) is {secs / 2 / results['ryml']:.2f} of the ryml floor" if "ryml" in results else ""
+        print(f"cparse (the audit's parse, C accelerator, 1 process):  {secs:8.1f} s  ({parsed} distinct files per "
+              f"operator); CPU {cpu:.1f} s{ratio}")
     from checker import yamlload
 
     print(f"parser: {yamlload.parser_description()}")
