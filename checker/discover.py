@@ -118,9 +118,12 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     tree = enclosing or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
     reader = Reader(tree, base, limits)
     reader.given = {a: p for a, p in zip(abs_paths, paths)}
-    # every path the user names is checked: a second path outside the first one's tree is a tree too
-    reader.extra_roots = tuple(os.path.realpath(a if os.path.isdir(a) else os.path.dirname(a))
-                               for a in abs_paths if not reader.inside(a))
+    # every path the user names is checked: a second path outside the first one's tree is a
+    # tree too, the tree it has when named alone (its catalog repository or git work tree, so
+    # that its operator's ci.yaml and catalogs are read as they are then)
+    reader.extra_roots = tuple(dict.fromkeys(
+        os.path.realpath(enclosing_root(a) or (a if os.path.isdir(a) else os.path.dirname(a)))
+        for a in abs_paths if not reader.inside(a)))
     repo.reader = reader
 
     bundle_dirs: list = []

@@ -11,7 +11,10 @@ made of:
   development checkout invalidates the cache too);
 * the run's settings: config signature, OCP table and API table signatures, profile,
   ``--ocp`` target, whether the bundle is checked or context, its display path, the checked
-  tree's root.
+  tree's root and the further trees the run's paths name (``load.Reader.extra_roots``).
+
+Operators are keyed by their directory (``model.BundleRef.operator_dir``), never by name
+alone: two catalog trees checked in one run may each hold an operator of the same name.
 
 Severities, inline ignores and repository rules are settled after the cache, on every run,
 so they are never stale. File contents are hashed once: a stat index (path, size, mtime,
@@ -443,7 +446,7 @@ class Cache:
             reader = repo.reader
             parts = [f"schema={SCHEMA}", code_digest(), ctx.config.signature(), ctx.ocp.signature(),
                      ctx.profile, repr(ctx.target), getattr(reader, "root", ""), getattr(reader, "display_base", ""),
-                     repr(repo.is_catalog_repo)]
+                     repr(getattr(reader, "extra_roots", ())), repr(repo.is_catalog_repo)]
             self._run_sig = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
         return self._run_sig
 
