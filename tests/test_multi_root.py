@@ -145,3 +145,16 @@ def test_changed_since_reads_the_changed_operators_of_its_own_tree_only(tmp_path
     assert [f for f in joint[0] if not json.loads(f)["path"].startswith("b/")] == alone[0]
     assert joint[1] == alone[1] == ["operators/beta-op/1.1.0"]
     assert not rules_at(joint, "b/operators/") and not rules_at(joint, "b/catalogs/")
+
+
+def test_fix_writes_in_every_tree_named(trees):
+    """`olm-check fix` with two trees fixes what it fixes in each alone: the second tree's
+    files are inside the checked trees, not refused as outside the first one."""
+    def diff(*paths):
+        p = run_cli("fix", "--diff", *paths, cwd=trees)
+        assert p.returncode == 1, p.stderr
+        return p.stdout
+
+    alone = diff("a") + diff("b")
+    assert "+++ b/b/deploy/catalogsource.yaml" in alone
+    assert diff("a", "b") == alone
