@@ -273,12 +273,12 @@ def attach(repo, changes: list) -> None:
     touched_ops = sorted({d.split("/")[1] for d in repo.change_dirs if d.count("/") == 1})
     for name in touched_ops:
         odir = os.path.join(root, "operators", name)
-        if name not in repo.operators and os.path.isdir(odir):
+        if odir not in repo.operators and os.path.isdir(odir):  # keyed by directory (``discover.plan``)
             op = Operator(name, odir, reader.rel(odir))
             ci = os.path.join(odir, "ci.yaml")
             if os.path.isfile(ci):
                 op.ci_file = reader.yaml_file(ci, skip=False)
-            repo.operators[name] = op
+            repo.operators[odir] = op
     removing = sorted({d.split("/")[1] for d, state in repo.change_dirs.items()
                        if d.count("/") == 2 and state == "absent"})
     cat_root = os.path.join(root, "catalogs")

@@ -13,7 +13,7 @@ import os
 from typing import Optional
 
 from .load import Reader, YAML_SUFFIXES, load_bundle, looks_like_bundle
-from .layout import OPERATORS, bundle_place, operators_touched
+from .layout import OPERATORS, bundle_place, operator_dirs_touched
 from .roots import display_base, enclosing_root, git_toplevel
 from .model import BundleRef, Manifest, Operator, OperatorContext, Repository
 from .yamlload import Limits
@@ -38,14 +38,15 @@ def _is_operator_dir(path: str) -> bool:
 def find_bundle_dirs(path: str, only: Optional[set] = None) -> list:
     """Bundle directories under ``path`` (``path`` itself if it is one). A bundle dir has a
     manifests/ or metadata/ directory; the walk does not descend into bundles. ``only``: of
-    a catalog repository's operators/, walk only these operators' directories."""
+    a catalog repository's operators/, walk only these operators' directories (absolute
+    paths, as ``path`` is given)."""
     if looks_like_bundle(path):
         return [path]
     out = []
     for dirpath, dirnames, _files in os.walk(path):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         if only is not None and os.path.basename(dirpath) == OPERATORS:
-            dirnames[:] = [d for d in dirnames if d in only]
+            dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) in only]
         if dirpath != path and looks_like_bundle(dirpath):
             out.append(dirpath)
             dirnames[:] = []
@@ -117,15 +118,19 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     tree = enclosing or os.path.commonpath([p if os.path.isdir(p) else os.path.dirname(p) for p in abs_paths])
     reader = Reader(tree, base, limits)
     reader.given = {a: p for a, p in zip(abs_paths, paths)}
-    # every path the user names is checked: a second path outside the first one's tree is a tree too
-    reader.extra_roots = tuple(os.path.realpath(a if os.path.isdir(a) else os.path.dirname(a))
-                               for a in abs_paths if not reader.inside(a))
+    # every path the user names is checked: a second path outside the first one's tree is a
+    # tree too, the tree it has when named alone (its catalog repository or git work tree, so
+    # that its operator's ci.yaml and catalogs are read as they are then)
+    reader.extra_roots = tuple(dict.fromkeys(
+        os.path.realpath(enclosing_root(a) or (a if os.path.isdir(a) else os.path.dirname(a)))
+        for a in abs_paths if not reader.inside(a)))
     repo.reader = reader
 
     bundle_dirs: list = []
     loose: list = []
-    # a change list: of operators/, only the operators it touches are read
-    only = operators_touched(changed) if changed is not None else None
+    # a change list (paths relative to the git work tree, where display paths start): of
+    # operators/, only the operators it touches are read
+    only = operator_dirs_touched(base, changed) if changed is not None else None
     for p in abs_paths:
         if os.path.isfile(p):
             # a file: the bundle it belongs to, or a loose manifest
@@ -144,15 +149,16 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         loose += _loose_yaml(p)
 
     # the operator is the unit of context: a bundle named alone (its directory, a file of it)
-    # is checked with every other bundle of its operator beside it, as context
+    # is checked with every other bundle of its operator beside it, as context. Operators are
+    # told apart by their directory: two catalog trees of one run may each hold one of a name
     named = set(bundle_dirs)
     context_ops = {}
     for d in bundle_dirs:
         name, _ = bundle_place(d)
         if name is not None:
-            context_ops.setdefault(name, os.path.dirname(d))
+            context_ops.setdefault(os.path.dirname(d), name)
     context = []
-    for name, odir in sorted(context_ops.items()):
+    for odir, name in sorted(context_ops.items(), key=lambda kv: (kv[1], kv[0])):
         context += [d for d in find_bundle_dirs(odir) if d not in named and bundle_place(d)[0] == name]
     seen = set()
     for d in bundle_dirs + context:
@@ -164,14 +170,14 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         if shard is not None and shard_of(ref.operator or ref.rel, shard[1]) != shard[0]:
             continue
         if ref.operator is not None:
-            op = repo.operators.get(ref.operator)
+            parent = ref.operator_dir
+            op = repo.operators.get(parent)
             if op is None:
-                parent = os.path.dirname(d)
                 op = Operator(ref.operator, parent, reader.rel(parent))
                 ci = os.path.join(parent, "ci.yaml")
                 if os.path.isfile(ci):
                     op.ci_file = reader.yaml_file(ci, skip=False)
-                repo.operators[ref.operator] = op
+                repo.operators[parent] = op
             repo.is_catalog_repo = True
         repo.bundle_refs.append(ref)
     if context:  # in the order a walk of the operator's directory finds them, as when it is named
@@ -191,7 +197,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         repo.checked = [r.rel for r in repo.bundle_refs if any(c == r.rel or c.startswith(r.rel + "/") for c in changed)]
         # what the change touches, nothing more: the checked bundles, and the other bundles of
         # their operators (and of operators whose ci.yaml or catalogs changed) as context
-        keep = set(repo.checked) | {r.rel for r in repo.bundle_refs if r.operator is not None and r.operator in context_ops}
+        keep = set(repo.checked) | {r.rel for r in repo.bundle_refs if r.operator_dir in context_ops}
         repo.bundle_refs = [r for r in repo.bundle_refs if r.rel in keep]
         if not repo.checked:
             repo.checked = ["\0none"]  # nothing touched: check nothing, report nothing
@@ -202,12 +208,14 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
 
 def load_catalogs(repo: Repository, reader: Reader) -> None:
     """The file-based catalogs of ``repo.operators`` (into ``repo.fbc`` and
-    ``repo.catalogs``)."""
+    ``repo.catalogs``, by operator name: the operators of one tree, a slice or a change
+    list's)."""
     _load_catalogs(repo, reader)
 
 
-def operator_context(repo: Repository, name: str, refs: list):
-    """What a bundle of operator ``name`` is checked with (``model.OperatorContext``),
+def operator_context(repo: Repository, key: str, refs: list):
+    """What a bundle of the operator at ``key`` (its directory, ``BundleRef.operator_dir``:
+    the key of ``repo.operators``) is checked with (``model.OperatorContext``),
     read before any of its bundles' rules run: the operator (its ci.yaml), its file-based
     catalogs, and every bundle's light facts from ``metadata/annotations.yaml`` alone
     (``facts.light_facts``: package, channels, default channel, label, mediatype), in
@@ -217,13 +225,13 @@ def operator_context(repo: Repository, name: str, refs: list):
     from .load import load_metadata
 
     reader = repo.reader
-    op = repo.operators[name]
+    op = repo.operators[key]
     siblings = []
     for ref in refs:
         light = load_metadata(reader, ref.path)
         light.operator, light.version_dir = ref.operator, ref.version_dir
         siblings.append(light_facts(light))
-    return OperatorContext(name=name, operator=op, refs=list(refs), siblings=siblings,
+    return OperatorContext(name=op.name, operator=op, refs=list(refs), siblings=siblings,
                            catalogs=load_operator_catalogs(reader, op))
 
 
@@ -231,7 +239,8 @@ def _load_catalogs(repo: Repository, reader: Reader) -> None:
     """FBC catalogs (catalogs/v4.X/<operator>/catalog.*) of the operators being loaded."""
     from .catalogs import load_operator_catalogs
 
-    for name, op in sorted(repo.operators.items()):
+    for _key, op in sorted(repo.operators.items()):
+        name = op.name
         oc = load_operator_catalogs(reader, op)
         repo.fbc[name] = oc
         for ocp, cat in oc.catalogs.items():

@@ -170,18 +170,24 @@ def global_slice(repo: Repository, facts: list) -> Repository:
     for rules about the change as a whole; what they report on those operators is what the
     operators' own slices report."""
     touched = touched_operators(repo) if repo.changes is not None else set()
-    return dataclasses.replace(repo, operators={n: op for n, op in repo.operators.items() if n in touched},
-                               bundle_refs=[r for r in repo.bundle_refs if r.operator is None or r.operator in touched],
-                               bundles=[], facts=[f for f in facts if f.operator is None or f.operator in touched],
+    refs = [r for r in repo.bundle_refs if r.operator is None or r.operator_dir in touched]
+    kept = {r.rel for r in refs}
+    # a slice is keyed by operator name (``model.Repository.operators``): a change list's
+    # operators are those of one tree
+    return dataclasses.replace(repo, operators={op.name: op for k, op in repo.operators.items() if k in touched},
+                               bundle_refs=refs, bundles=[],
+                               facts=[f for f in facts if f.operator is None or f.rel in kept],
                                catalogs={}, fbc={}, extra={})
 
 
 def touched_operators(repo: Repository) -> set:
-    """The operators of ``repo`` a change list touches (``operators/<name>/``, ``catalogs/*/<name>/``)."""
-    from .layout import operators_touched
+    """The operators of ``repo`` a change list touches (``operators/<name>/``,
+    ``catalogs/*/<name>/``), by directory (the keys of ``repo.operators``)."""
+    from .layout import operator_dirs_touched
 
     paths = [p for c in repo.changes or [] for p in (getattr(c, "path", None), getattr(c, "previous_path", None)) if p]
-    return operators_touched(paths) & set(repo.operators)
+    base = getattr(repo.reader, "display_base", None) or repo.root
+    return operator_dirs_touched(base, paths) & set(repo.operators)
 
 
 def repo_files(repo: Repository) -> list:

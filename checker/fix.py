@@ -13,8 +13,9 @@ other byte of a file (comments, order, indentation, line endings, the final newl
   ``bundle.Dockerfile`` / ``Dockerfile`` LABEL too when that held the same value, so the two
   stay in agreement.
 * Never a file outside the checked tree: the file's real path (symlinks resolved) must be
-  below the repository root (the git work tree, or the directory of the paths), and a
-  symlink is never written through.
+  below the repository root (the git work tree, or the directory of the paths) or below the
+  tree of another path named (``load.Reader.extra_roots``: another catalog repository), and
+  a symlink is never written through.
 * Two different fixes of one line: the first (by rule id) is applied, the other waits for
   the next pass, which sees the new line.
 """
@@ -36,13 +37,16 @@ class Edit:
         self.path, self.line, self.rule, self.description = path, line, rule, description
 
 
-def _inside(root: str, path: str) -> bool:
+def _inside(roots: tuple, path: str) -> bool:
     real = os.path.realpath(path)
-    root = os.path.realpath(root)
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+    for root in roots:
+        root = os.path.realpath(root)
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
-def _file_of(f, base: str, root: str) -> Optional[str]:
+def _file_of(f, base: str, root: tuple) -> Optional[str]:
     """The file a finding's display path names, when it may be written; else None."""
     p = f.path if os.path.isabs(f.path) else os.path.join(base, f.path)
     if os.path.islink(p) or not os.path.isfile(p) or not _inside(root, p):
@@ -112,8 +116,9 @@ def _label_twin(path: str, old_line: str, new_line: str) -> Optional[tuple]:
     return None
 
 
-def plan(findings: list, base: str, root: str) -> tuple:
-    """({file: new text}, [Edit], skipped) for one pass over ``findings``."""
+def plan(findings: list, base: str, root: tuple) -> tuple:
+    """({file: new text}, [Edit], skipped) for one pass over ``findings``; ``root``: the
+    checked trees (files elsewhere are not written)."""
     by_file = {}
     for f in findings:
         if f.fix is None:
@@ -210,7 +215,9 @@ def cmd_fix(args) -> int:
             raise Usage(str(e))
         if passes == 1 and not args.allow_empty and targets.nothing_checked(res):
             raise Usage(targets.nothing_message(paths))
-        texts, edits, _skipped = plan(res.findings, base, root)
+        reader = getattr(res.repo, "reader", None)
+        trees = (root,) + (tuple(reader.extra_roots) if reader is not None else ())
+        texts, edits, _skipped = plan(res.findings, base, trees)
         if not texts:
             break
         if args.diff:

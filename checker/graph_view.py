@@ -52,8 +52,9 @@ def load_operator(path: str):
                     "directories and ci.yaml)" if os.path.exists(path) else f"{path}: no such file or directory")
     repo = plan([path])
     reader = repo.reader
-    op = repo.operators.get(name)
-    facts = [bundle_facts(_light_bundle(reader, ref), checked=False) for ref in repo.bundle_refs if ref.operator == name]
+    key = os.path.abspath(path)  # repo.operators is keyed by operator directory
+    op = repo.operators.get(key)
+    facts = [bundle_facts(_light_bundle(reader, ref), checked=False) for ref in repo.bundle_refs if ref.operator_dir == key]
     oc = repo.fbc.get(name)
     return name, op, facts, oc
 

@@ -76,6 +76,25 @@ def operators_touched(rels: Iterable[str]) -> set:
     return {n for n in (operator_of_rel(r) for r in rels) if n}
 
 
+def operator_dir_of_rel(root: str, rel: str) -> Optional[str]:
+    """The directory (absolute) of the operator a path relative to ``root`` belongs to, as
+    ``operator_of_rel`` finds it: ``<prefix>/operators/<name>`` for ``operators/<name>/...``
+    and for a file-based catalog ``<prefix>/catalogs/<release>/<name>/...``; else None."""
+    parts = rel.replace(os.sep, "/").strip("/").split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part == OPERATORS and parts[i + 1]:
+            return os.path.join(root, *parts[:i + 2])
+        if part == CATALOGS and i + 3 < len(parts) and parts[i + 2]:
+            return os.path.join(root, *parts[:i], OPERATORS, parts[i + 2])
+    return None
+
+
+def operator_dirs_touched(root: str, rels: Iterable[str]) -> set:
+    """The directories of the operators paths relative to ``root`` (a change list) belong to:
+    ``operators_touched``, told apart by tree."""
+    return {d for d in (operator_dir_of_rel(root, r) for r in rels) if d}
+
+
 def bundle_place(bundle_dir: str) -> tuple:
     """(operator, version directory) of a bundle directory at ``operators/<name>/<version>/``,
     else (None, None)."""

@@ -4,6 +4,7 @@ Built by ``checker.load``; read (never changed, never re-read from disk) by rule
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Optional
 
@@ -235,6 +236,13 @@ class BundleRef:
     operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
     version_dir: Optional[str] = None
 
+    @property
+    def operator_dir(self) -> Optional[str]:
+        """The directory of the bundle's operator (``operators/<name>/``, absolute), None
+        outside one: what tells apart two operators of the same name in two catalog trees
+        of one run (the key of ``Repository.operators``)."""
+        return os.path.dirname(self.path) if self.operator is not None else None
+
 
 @dataclass
 class Operator:
@@ -272,7 +280,11 @@ class Repository:
     bundles: list = field(default_factory=list)  # every bundle loaded (checked or context); empty while streaming
     bundle_refs: list = field(default_factory=list)  # BundleRef of every bundle found (checked or context)
     checked: list = field(default_factory=list)  # bundle rel paths to report on (empty: all); the rest is their operators' context
-    operators: dict = field(default_factory=dict)  # name -> Operator
+    # the planned repository (``discover.plan``): operator directory (``Operator.path``,
+    # ``BundleRef.operator_dir``) -> Operator, as two catalog trees of one run may each hold an
+    # operator of the same name; a slice rules read (``engine.operator_slice``,
+    # ``engine.global_slice``): operator name -> Operator
+    operators: dict = field(default_factory=dict)
     catalog_sources: list = field(default_factory=list)  # Manifest
     loose_files: list = field(default_factory=list)  # SourceFile outside bundles that were read
     catalogs: dict = field(default_factory=dict)  # "4.16" -> {operator: catalogs.FbcCatalog} (file-based catalogs)
@@ -281,7 +293,7 @@ class Repository:
     changed_files: Optional[list] = None  # for --changed-since / PR mode (display paths)
     changes: Optional[list] = None  # FileChange list of a PR / --changed-since (None: not known)
     facts: list = field(default_factory=list)  # BundleFacts of every loaded bundle (repo rules read these)
-    fbc: dict = field(default_factory=dict)  # operator -> catalogs.OperatorCatalogs (file-based catalogs, ci.yaml fbc)
+    fbc: dict = field(default_factory=dict)  # operator name -> catalogs.OperatorCatalogs (file-based catalogs, ci.yaml fbc)
     change_dirs: dict = field(default_factory=dict)  # directory of a change list -> its state (``changes.dir_facts``)
     reader: Any = None  # load.Reader of the run (the checked tree, display paths, limits)
     extra: dict = field(default_factory=dict)  # what the runner reports of the run (``cache_stats``)

@@ -11,7 +11,10 @@ made of:
   development checkout invalidates the cache too);
 * the run's settings: config signature, OCP table and API table signatures, profile,
   ``--ocp`` target, whether the bundle is checked or context, its display path, the checked
-  tree's root.
+  tree's root and the further trees the run's paths name (``load.Reader.extra_roots``).
+
+Operators are keyed by their directory (``model.BundleRef.operator_dir``), never by name
+alone: two catalog trees checked in one run may each hold an operator of the same name.
 
 Severities, inline ignores and repository rules are settled after the cache, on every run,
 so they are never stale. File contents are hashed once: a stat index (path, size, mtime,
@@ -279,7 +282,7 @@ class Cache:
         self._new_files: dict = {}
         self._new_results: list = []
         self._keys: dict = {}  # (rel, checked) -> key (prepare, get) for put()
-        self.operator_keys: dict = {}  # operator -> key (prepare)
+        self.operator_keys: dict = {}  # operator directory -> key (prepare)
         self._run_sig: Optional[bytes] = None
         self._op_inputs: dict = {}
         self._dirs: dict = {}
@@ -408,13 +411,15 @@ class Cache:
         return h.digest()
 
     def operator_inputs(self, repo, operator: Optional[str]) -> bytes:
-        """Repository-level files that prepare hooks apply to an operator's bundles."""
+        """Repository-level files that prepare hooks apply to an operator's bundles
+        (``operator``: its directory, the key of ``repo.operators``)."""
         got = self._op_inputs.get(operator)
         if got is not None:
             return got
         h = hashlib.sha256(b"operator\0")
         op = repo.operators.get(operator) if operator else None
         if op is not None:
+            name = op.name
             self._entry(h, os.path.join(op.path, "ci.yaml"), "ci.yaml", 0)
             catalogs = os.path.join(os.path.dirname(os.path.dirname(op.path)), "catalogs")
             try:
@@ -422,14 +427,14 @@ class Cache:
             except OSError:
                 releases = []
             for r in releases:
-                d = os.path.join(catalogs, r, operator)
+                d = os.path.join(catalogs, r, name)
                 if os.path.lexists(d):
-                    self._entry(h, d, f"{r}/{operator}", 1)
+                    self._entry(h, d, f"{r}/{name}", 1)
             # bundle rules read every bundle's light facts, from its annotations (model.OperatorContext)
             if self._by_operator is None:
                 self._by_operator = {}
                 for ref in repo.bundle_refs:
-                    self._by_operator.setdefault(ref.operator, []).append(ref)
+                    self._by_operator.setdefault(ref.operator_dir, []).append(ref)
             for ref in self._by_operator.get(operator, []):
                 h.update(ref.rel.encode("utf-8", "surrogateescape") + b"\0")
                 self._entry(h, os.path.join(ref.path, "metadata"), "metadata", 1)
@@ -441,23 +446,26 @@ class Cache:
             reader = repo.reader
             parts = [f"schema={SCHEMA}", code_digest(), ctx.config.signature(), ctx.ocp.signature(),
                      ctx.profile, repr(ctx.target), getattr(reader, "root", ""), getattr(reader, "display_base", ""),
-                     repr(repo.is_catalog_repo)]
+                     repr(getattr(reader, "extra_roots", ())), repr(repo.is_catalog_repo)]
             self._run_sig = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
         return self._run_sig
 
     def key(self, ref, checked: bool, repo, ctx) -> bytes:
         h = hashlib.sha256(self.run_signature(repo, ctx))
         h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0".encode("utf-8", "surrogateescape"))
-        h.update(self.operator_inputs(repo, ref.operator))
+        h.update(self.operator_inputs(repo, ref.operator_dir))
         h.update(self.bundle_digest(ref.path))
         return h.digest()
 
-    def operator_key(self, name: str, members: list, repo, ctx) -> bytes:
-        """An operator's repository-rule findings: its inputs, every bundle's key, and the
-        change list (which decides what is reported)."""
+    def operator_key(self, key: str, members: list, repo, ctx) -> bytes:
+        """An operator's repository-rule findings (``key``: its directory): its name and
+        display path, its inputs, every bundle's key, and the change list (which decides what
+        is reported)."""
+        op = repo.operators[key]
         h = hashlib.sha256(self.run_signature(repo, ctx))
-        h.update(f"operator\0{name}\0{sorted(repo.changed_files) if repo.changed_files is not None else None}\0".encode("utf-8", "surrogateescape"))
-        h.update(self.operator_inputs(repo, name))
+        h.update(f"operator\0{op.name}\0{op.rel}\0{sorted(repo.changed_files) if repo.changed_files is not None else None}\0"
+                 .encode("utf-8", "surrogateescape"))
+        h.update(self.operator_inputs(repo, key))
         for ref, checked in members:
             h.update(self._keys.get((ref.rel, checked)) or self.key(ref, checked, repo, ctx))
         return h.digest()
@@ -477,9 +485,9 @@ class Cache:
         self.deferred = row is None
         return self.deferred
 
-    def keys_for(self, name: Optional[str], members: list, repo, ctx, known: dict) -> tuple:
+    def keys_for(self, operator: Optional[str], members: list, repo, ctx, known: dict) -> tuple:
         """In the process that has just checked them (``defer``): the keys of ``members``
-        ([(BundleRef, checked)]) and, for an operator, its ``operator_key``, from ``known``
+        ([(BundleRef, checked)]) and, for an operator (``operator``: its directory), its ``operator_key``, from ``known``
         (the digests of the files read while checking) and whatever else the keys cover;
         with the new file-index entries. The parent adopts them (``adopt``)."""
         worker = os.getpid() != self._pid
@@ -491,7 +499,7 @@ class Cache:
             keys = {}
             for ref, chk in members:
                 keys[(ref.rel, chk)] = self._keys[(ref.rel, chk)] = self.key(ref, chk, repo, ctx)
-            op = self.operator_key(name, members, repo, ctx) if name is not None else None
+            op = self.operator_key(operator, members, repo, ctx) if operator is not None else None
             new, self._new_files = self._new_files, {}
         finally:
             self.known, self._dirs, self._op_inputs = {}, {}, {}
@@ -499,16 +507,16 @@ class Cache:
                 self._keys, self._index = {}, {}
         return keys, op, new
 
-    def adopt(self, name: Optional[str], made: tuple) -> None:
+    def adopt(self, operator: Optional[str], made: tuple) -> None:
         keys, op, new = made
         self._keys.update(keys)
         if op is not None:
-            self.operator_keys[name] = op
+            self.operator_keys[operator] = op
         self._new_files.update(new)
 
     def prepare(self, groups: dict, repo, ctx, jobs: int = 1) -> None:
-        """Compute every key of the run up front (``groups``: operator or None -> [(index,
-        ref, checked)]): bundles' keys and, for operators, ``operator_key``. That reads the
+        """Compute every key of the run up front (``groups``: operator directory or None ->
+        [(index, ref, checked)]): bundles' keys and, for operators, ``operator_key``. That reads the
         file index and hashes every new or changed file -- 2.3 GB and tens of MB of transient
         objects on a cold catalog -- so it runs in ``jobs`` forked processes
         (``parallel.in_children``; whole operators each, as their inputs are shared by their
@@ -519,9 +527,9 @@ class Cache:
         parent = os.getpid()
         parts: list = [[] for _ in range(max(1, jobs))]
         sizes = [0] * len(parts)
-        for name, members in sorted(groups.items(), key=lambda g: -len(g[1])):
+        for operator, members in sorted(groups.items(), key=lambda g: -len(g[1])):
             i = sizes.index(min(sizes))
-            parts[i].append((name, members))
+            parts[i].append((operator, members))
             sizes[i] += len(members)
 
         def work(part: list):
@@ -529,11 +537,11 @@ class Cache:
                 if os.getpid() != parent:
                     self.db = sqlite3.connect(self.path, timeout=60)  # never a connection across fork
                 keys, ops = {}, {}
-                for name, members in part:
+                for operator, members in part:
                     for _, ref, chk in members:
                         keys[(ref.rel, chk)] = self._keys[(ref.rel, chk)] = self.key(ref, chk, repo, ctx)
-                    if name is not None:
-                        ops[name] = self.operator_key(name, [(ref, chk) for _, ref, chk in members], repo, ctx)
+                    if operator is not None:
+                        ops[operator] = self.operator_key(operator, [(ref, chk) for _, ref, chk in members], repo, ctx)
                 self.flush()
                 return keys, ops
             return run

@@ -34,9 +34,9 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     refs = repo.bundle_refs
     results: list = [None] * len(refs)
     canon: dict = {}  # one shared copy of each release list and path (see _compact)
-    groups: dict = {}
+    groups: dict = {}  # operator directory (None: bundles outside operators/) -> its bundles
     for i, ref in enumerate(refs):
-        groups.setdefault(ref.operator, []).append((i, ref, checked is None or ref.rel in checked))
+        groups.setdefault(ref.operator_dir, []).append((i, ref, checked is None or ref.rel in checked))
     tasks = []
     deferred = cache is not None and cache.defer(repo, ctx, jobs)
     if cache is not None and not deferred:
@@ -48,24 +48,24 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         for i, _, _ in members:
             results[i] = _light(results[i])
 
-    for name, members in groups.items():
+    for key, members in groups.items():
         hits = []
         for i, ref, chk in members:
             hit = cache.get(ref, chk, repo, ctx) if cache is not None and not deferred else None
             results[i] = hit = _compact(hit, canon) if hit is not None else None
             hits.append(hit)
-        if name is None:
+        if key is None:
             tasks += [("bundle", (i, ref, chk)) for (i, ref, chk), hit in zip(members, hits) if hit is None]
             continue
         if cache is not None:
             if all(h is not None for h in hits):
-                got = cache.get_operator(cache.operator_keys[name])
+                got = cache.get_operator(cache.operator_keys[key])
                 if got is not None:
                     findings += got
-                    if name not in whole:
+                    if key not in whole:
                         lighten(members)
                     continue
-        tasks.append(("operator", (name, [(i, ref, chk, hit) for (i, ref, chk), hit in zip(members, hits)])))
+        tasks.append(("operator", (key, [(i, ref, chk, hit) for (i, ref, chk), hit in zip(members, hits)])))
     total = len(refs)
     done = total - sum(1 for r in results if r is None)
     if progress is not None:
@@ -74,19 +74,19 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     tasks.sort(key=lambda t: -sum(1 for it in t[1][1] if it[3] is None) if t[0] == "operator" else -1)
     if deferred:
         cache.misses += total
-    for kind, triples, repo_findings, name, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
+    for kind, triples, repo_findings, key, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
         if made is not None:
-            cache.adopt(name, made)
+            cache.adopt(key, made)
         for i, res, blob in triples:
             results[i] = res = _compact(res, canon)
             if cache is not None:
                 cache.put(refs[i], checked is None or refs[i].rel in checked, repo, ctx, res, blob)
             done += 1
         findings += repo_findings
-        if cache is not None and name is not None and name in cache.operator_keys:
-            cache.put_operator(cache.operator_keys[name], repo_findings)
-        if name is not None and name not in whole:
-            lighten(groups[name])
+        if cache is not None and key is not None and key in cache.operator_keys:
+            cache.put_operator(cache.operator_keys[key], repo_findings)
+        if key is not None and key not in whole:
+            lighten(groups[key])
         if progress is not None:
             progress(done, total)
     if cache is not None:

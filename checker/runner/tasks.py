@@ -20,8 +20,9 @@ def check_one(task: tuple, repo, ctx) -> tuple:
     return i, engine.check_bundle(bundle, ctx, checked)
 
 
-def process_operator(name: str, items: list, repo: Repository, ctx: Context) -> tuple:
-    """One operator, start to end, in the process running it: its context is read
+def process_operator(key: str, items: list, repo: Repository, ctx: Context) -> tuple:
+    """One operator (``key``: its directory, the key of ``repo.operators``), start to end,
+    in the process running it: its context is read
     (``discover.operator_context``: ci.yaml, file-based catalogs, every bundle's light
     facts), each bundle without a cached result is loaded and checked (``engine.check_bundle``)
     and dropped, then the repository rules run on the operator's facts
@@ -30,11 +31,12 @@ def process_operator(name: str, items: list, repo: Repository, ctx: Context) -> 
     the bundles checked here, raw repository findings)."""
     refs = [it[1] for it in items]
     findings = []
+    op = repo.operators[key]
     try:
-        octx = operator_context(repo, name, refs)
+        octx = operator_context(repo, key, refs)
     except Exception as e:
-        findings.append(internal(repo.operators[name].rel, operator_context, e))
-        octx = OperatorContext(name=name, operator=repo.operators[name], refs=refs)
+        findings.append(internal(op.rel, operator_context, e))
+        octx = OperatorContext(name=op.name, operator=op, refs=refs)
     out, facts = [], []
     saved = ctx.repo, ctx.operator
     ctx.repo, ctx.operator = repo, octx
@@ -54,8 +56,8 @@ def process_operator(name: str, items: list, repo: Repository, ctx: Context) -> 
 
 def run_task(task: tuple, repo, ctx, keys=None) -> tuple:
     """``("bundle", (index, ref, checked))`` -> ``("bundle", (index, BundleResult), made)``;
-    ``("operator", (name, items))`` -> ``("operator", (name, [(index, BundleResult)],
-    repository findings), made)`` (``process_operator``). ``made``: with ``keys`` (the
+    ``("operator", (key, items))`` -> ``("operator", (key, [(index, BundleResult)],
+    repository findings), made)`` (``process_operator``; ``key``: the operator's directory). ``made``: with ``keys`` (the
     result cache, ``cache.Cache.defer``), the cache keys of what was checked
     (``Cache.keys_for``), made from the files as they were read; else None."""
     kind, payload = task
@@ -73,7 +75,8 @@ def run_task(task: tuple, repo, ctx, keys=None) -> tuple:
                 out, findings = process_operator(name, items, repo, ctx)
             except Exception as e:  # process_operator reports its own failures; this is a last resort
                 out = [check_one((i, ref, chk), repo, ctx) for i, ref, chk, cached in items if cached is None]
-                findings = [internal(name, process_operator, e)]
+                op = repo.operators.get(name)
+                findings = [internal(op.rel if op is not None else name, process_operator, e)]
             got = (name, out, findings)
         made = None
         if reader is not None:
