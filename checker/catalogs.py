@@ -290,5 +290,6 @@ def checked_operators(repo) -> set:
     checked = set(repo.checked)
     from .layout import operators_touched
 
-    out = {b.operator for b in repo.bundles if b.operator and b.rel in checked}
+    # the refs: ``repo.bundles`` is empty while the run streams its bundles
+    out = {b.operator for b in repo.bundle_refs if b.operator and b.rel in checked}
     return out | (operators_touched(repo.changed_files or []) & set(repo.operators))

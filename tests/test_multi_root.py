@@ -158,3 +158,19 @@ def test_fix_writes_in_every_tree_named(trees):
     alone = diff("a") + diff("b")
     assert "+++ b/b/deploy/catalogsource.yaml" in alone
     assert diff("a", "b") == alone
+
+
+def test_one_bundle_reports_its_operators_repository_files(trees):
+    """Checking one bundle reports what is wrong in its operator's ci.yaml and catalogs (they
+    decide how the bundle is published), as checking the operator's directory does, and
+    nothing of another operator's."""
+    b = os.path.join(trees, "b")
+    one = answer(b, "check", "operators/alpha-op/0.3.0")[0]
+    whole = answer(b, "check", "operators/alpha-op")[0]
+    ci_one = [f for f in one if "ci.yaml" in json.loads(f)["path"]]
+    ci_whole = [f for f in whole if "ci.yaml" in json.loads(f)["path"]]
+    assert {json.loads(f)["rule"] for f in ci_one} == {"yaml-duplicate-key", "ci-config"}
+    assert ci_one == ci_whole
+    other = answer(b, "check", "operators/gamma-op/2.1.0")[0]
+    assert not [f for f in other if "alpha-op" in json.loads(f)["path"]]
+    assert any(json.loads(f)["rule"] == "fbc-schema" for f in other)  # gamma-op's catalog of 4.16
