@@ -533,16 +533,22 @@ class _Fallback(Exception):
 # in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text). A
 # collection as a key (? [a], {a: 1}: b), which PyYAML cannot make a dictionary key of,
 # rapidyaml refuses too; what libyaml refuses does not come here (the loader reports the file).
-_UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
+# And NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks, rapidyaml not.
+_UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
 # candidates, in the YAML text, for what makes PyYAML refuse the whole text while rapidyaml
 # reads it (``_pyyaml_only``): a plain '=' or '<<' as a value (no constructor), a timestamp
 # whose date or time does not exist (PyYAML makes every timestamp a datetime), a merge key
-# '<<' (merging what is not a mapping); and a tab after a key's colon (rapidyaml reads
-# "a:<tab>b" as one scalar, PyYAML as a mapping)
+# '<<' (merging what is not a mapping), a plain scalar's ':' before ',', '?', '[', ']', '{' or
+# '}' in a flow collection (libyaml: "found unexpected ':'"); and a tab after a key's colon
+# (rapidyaml reads "a:<tab>b" as one scalar, PyYAML as a mapping)
 # (each pattern opens with a literal character, which the regular expression engine skips to)
 _EQ_CANDIDATE = re.compile(r"=[ \t]*(?=\r?$|[ \t]#|[,\]}])", re.M)
 _MERGE_CANDIDATE = re.compile(r"<<[ \t]*(?=\r?$|[ \t]#|[,\]}:])", re.M)
 _STAMP_CANDIDATE = re.compile(r"-[0-9][0-9]?-[0-9]")  # (a date's month: the year is looked at after)
+_FLOW_COLON = re.compile(r":[,?\[\]{}]")  # libyaml refuses "a:," and the like in a flow collection
+_FLOW_OPEN = re.compile(r"[\[{]")
+_COLON_START = re.compile(r":(?<=[ \t\n\[{,:]:)")
+_FLOW_SCAN_MAX = 20_000
 _STAMP_END = re.compile(r"[^#,\]}\r\n]*")
 
 
@@ -558,12 +564,69 @@ def _starts_scalar(text: str, i: int) -> bool:
     return c in "[{," or (c in ":?-" and j < i - 1)
 
 
+def _flow_colon(text: str) -> bool:
+    """Whether a flow collection (a '[' or '{' where a node starts) holds a ':' right before
+    ',', '?', '[', ']', '{' or '}' outside quotes (libyaml: "found unexpected ':'"); True too
+    for a collection not closed within _FLOW_SCAN_MAX characters (a superset)."""
+    done = 0
+    n = len(text)
+    for m in _FLOW_OPEN.finditer(text):
+        i = m.start()
+        if i < done or not _starts_scalar(text, i):
+            continue
+        depth, j = 0, i
+        while j < n:
+            c = text[j]
+            if c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif c == '"' or c == "'":
+                j = _quote_end(text, j)
+            elif c == ":" and text[j + 1:j + 2] in (",", "?", "[", "]", "{", "}"):
+                return True
+            elif c == "#" and text[j - 1] in " \t\n":
+                j = text.find("\n", j)
+                j = n if j < 0 else j
+            if j - i > _FLOW_SCAN_MAX:
+                return True
+            j += 1
+        done = j
+    return False
+
+
+def _quote_end(text: str, j: int) -> int:
+    """The offset of the quote closing the one at ``j`` (the text's end when none)."""
+    q = text[j]
+    k = j + 1
+    while True:
+        k = text.find(q, k)
+        if k < 0:
+            return len(text)
+        if q == "'":
+            if text[k + 1:k + 2] == "'":
+                k += 2
+                continue
+            return k
+        b = k - 1
+        while text[b] == "\\":
+            b -= 1
+        if (k - 1 - b) % 2 == 0:
+            return k
+        k += 1
+
+
 def _pyyaml_only(text: str) -> bool:
     """Whether the text may hold something PyYAML refuses (so the whole schema) that rapidyaml
     reads (``_EQ_CANDIDATE``, ``_STAMP_CANDIDATE``): a superset. A valid timestamp, which
     PyYAML makes a datetime, is found where the view reaches it (``_scalar``)."""
-    if ":\t" in text:
+    if ":\t" in text or (_FLOW_COLON.search(text) and _flow_colon(text)):
         return True
+    for m in _COLON_START.finditer(text):
+        if _starts_scalar(text, m.start()) or text[m.start() - 2:m.start()] in ('":', "':"):
+            return True  # ':' where a node starts ("- :", "[:a]"): libyaml refuses what rapidyaml reads
     for rx in (_EQ_CANDIDATE, _MERGE_CANDIDATE):
         for m in rx.finditer(text):
             if _starts_scalar(text, m.start()) or rx is _MERGE_CANDIDATE and text[m.end():m.end() + 1] == ":":
@@ -572,10 +635,10 @@ def _pyyaml_only(text: str) -> bool:
         i = m.start() - 4
         if i < 0 or not text[i:i + 4].isdigit() or not _starts_scalar(text, i):
             continue
-        rest = _STAMP_END.match(text, i).group(0)
-        rest = rest.split(" #")[0].split("\t#")[0].rstrip(" \t")
-        if _DATE_ALONE.fullmatch(rest):  # a date alone on its line: the scalar may go on below
-            return True
+        end = _STAMP_END.match(text, i).end()
+        rest = text[i:end].split(" #")[0].split("\t#")[0].rstrip(" \t")
+        if text[end:end + 1] in ("\r", "\n", "") and rest == text[i:end].rstrip(" \t") and _DATE_ALONE.fullmatch(rest):
+            return True  # a date alone at the end of its line: the scalar may go on below
         if _TIMESTAMP.match(rest):
             try:
                 _CONSTRUCTOR.construct_yaml_timestamp(yaml.ScalarNode(_TIMESTAMP_TAG, rest))
