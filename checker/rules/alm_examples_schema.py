@@ -538,18 +538,22 @@ _UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000
 # candidates, in the YAML text, for what makes PyYAML refuse the whole text while rapidyaml
 # reads it (``_pyyaml_only``): a plain '=' or '<<' as a value (no constructor), a timestamp
 # whose date or time does not exist (PyYAML makes every timestamp a datetime), a merge key
-# '<<' (merging what is not a mapping), a plain scalar's ':' before ',', '?', '[', ']', '{' or
-# '}' in a flow collection (libyaml: "found unexpected ':'"); and a tab after a key's colon
-# (rapidyaml reads "a:<tab>b" as one scalar, PyYAML as a mapping)
+# '<<' (merging what is not a mapping), in a flow collection a plain scalar's ':' before ',',
+# '?', '[', ']', '{' or '}' or a plain scalar opening with ':' (libyaml: "found unexpected
+# ':'"; rapidyaml reads them); a tab after a key's colon (rapidyaml reads "a:<tab>b" as one
+# scalar, PyYAML as a mapping)
 # (each pattern opens with a literal character, which the regular expression engine skips to)
 _EQ_CANDIDATE = re.compile(r"=[ \t]*(?=\r?$|[ \t]#|[,\]}])", re.M)
 _MERGE_CANDIDATE = re.compile(r"<<[ \t]*(?=\r?$|[ \t]#|[,\]}:])", re.M)
 _STAMP_CANDIDATE = re.compile(r"-[0-9][0-9]?-[0-9]")  # (a date's month: the year is looked at after)
-_FLOW_COLON = re.compile(r":[,?\[\]{}]")  # libyaml refuses "a:," and the like in a flow collection
-_FLOW_OPEN = re.compile(r"[\[{]")
-_COLON_START = re.compile(r":(?<=[ \t\n\[{,:]:)")
-_FLOW_SCAN_MAX = 20_000
 _STAMP_END = re.compile(r"[^#,\]}\r\n]*")
+_FLOW_COLON = re.compile(r":[,?\[\]{}]")
+_COLON_AFTER = re.compile(r":(?<=[ \t\n\[{,:]:)")
+_FLOW_OPEN = re.compile(r"[\[{]")
+_FLOW_SCAN_MAX = 20_000
+# a ':' alone where a block node starts ("- :", "k:\n  :"): libyaml refuses an empty plain key,
+# rapidyaml reads one (KEYNIL); the tree is looked through for one (``_lazy_schema``)
+_BARE_COLON = re.compile(r":(?<=[ \t\n]:)(?=[ \t\r\n]|\Z)")
 
 
 def _starts_scalar(text: str, i: int) -> bool:
@@ -564,15 +568,43 @@ def _starts_scalar(text: str, i: int) -> bool:
     return c in "[{," or (c in ":?-" and j < i - 1)
 
 
-def _flow_colon(text: str) -> bool:
-    """Whether a flow collection (a '[' or '{' where a node starts) holds a ':' right before
-    ',', '?', '[', ']', '{' or '}' outside quotes (libyaml: "found unexpected ':'"); True too
-    for a collection not closed within _FLOW_SCAN_MAX characters (a superset)."""
+def _block_start(text: str, i: int) -> bool:
+    """Whether a block node may start at ``i``: first on its line (spaces and '- ' aside), or
+    after ': ', '- ' or '? '."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] == "\n" or (text[j] in ":?-" and j < i - 1)
+
+
+def _flow_start(text: str, i: int) -> bool:
+    """Whether a flow collection may open at ``i``: after ': ', '- ' or '? ', or first on its
+    line (spaces and '- ' aside) below a line ending with ':', '-', '?', ',', '[' or '{' (a
+    line below anything else goes on a scalar)."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j >= 0 and text[j] != "\n":
+        return text[j] in ":?-" and j < i - 1
+    while j > 0:
+        start = text.rfind("\n", 0, j) + 1
+        line = text[start:j].rstrip(" \t\r")
+        j = start - 1
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line[-1] in ":-?,[{"
+    return True
+
+
+def _flow_odd(text: str) -> bool:
+    """Whether a flow collection (``_flow_start``) holds, outside quotes, a plain scalar's ':'
+    right before ',', '?', '[', ']', '{' or '}', or a ':' where a scalar starts (libyaml:
+    "found unexpected ':'"); True too for a collection not closed within _FLOW_SCAN_MAX
+    characters (a superset)."""
     done = 0
     n = len(text)
     for m in _FLOW_OPEN.finditer(text):
         i = m.start()
-        if i < done or not _starts_scalar(text, i):
+        if i < done or not _flow_start(text, i):
             continue
         depth, j = 0, i
         while j < n:
@@ -585,8 +617,14 @@ def _flow_colon(text: str) -> bool:
                     break
             elif c == '"' or c == "'":
                 j = _quote_end(text, j)
-            elif c == ":" and text[j + 1:j + 2] in (",", "?", "[", "]", "{", "}"):
-                return True
+            elif c == ":":
+                if text[j + 1:j + 2] in (",", "?", "[", "]", "{", "}") and text[j - 1] not in "\"'":
+                    return True  # (after a quoted key, ':' is the value indicator)
+                k = j - 1
+                while text[k] in " \t\r\n":
+                    k -= 1
+                if text[k] in "[{,:":
+                    return True
             elif c == "#" and text[j - 1] in " \t\n":
                 j = text.find("\n", j)
                 j = n if j < 0 else j
@@ -618,15 +656,17 @@ def _quote_end(text: str, j: int) -> int:
         k += 1
 
 
+def _bare_colon(text: str) -> bool:
+    """Whether a ':' may stand alone where a block node starts (``_BARE_COLON``): a superset."""
+    return any(_block_start(text, m.start()) for m in _BARE_COLON.finditer(text))
+
+
 def _pyyaml_only(text: str) -> bool:
     """Whether the text may hold something PyYAML refuses (so the whole schema) that rapidyaml
-    reads (``_EQ_CANDIDATE``, ``_STAMP_CANDIDATE``): a superset. A valid timestamp, which
-    PyYAML makes a datetime, is found where the view reaches it (``_scalar``)."""
-    if ":\t" in text or (_FLOW_COLON.search(text) and _flow_colon(text)):
+    reads, or reads otherwise: a superset. A valid timestamp, which PyYAML makes a datetime, is
+    found where the view reaches it (``_scalar``)."""
+    if ":\t" in text or ((_FLOW_COLON.search(text) or _COLON_AFTER.search(text)) and _flow_odd(text)):
         return True
-    for m in _COLON_START.finditer(text):
-        if _starts_scalar(text, m.start()) or text[m.start() - 2:m.start()] in ('":', "':"):
-            return True  # ':' where a node starts ("- :", "[:a]"): libyaml refuses what rapidyaml reads
     for rx in (_EQ_CANDIDATE, _MERGE_CANDIDATE):
         for m in rx.finditer(text):
             if _starts_scalar(text, m.start()) or rx is _MERGE_CANDIDATE and text[m.end():m.end() + 1] == ":":
@@ -717,6 +757,10 @@ def _lazy_schema(text: str) -> Optional[_LazyMap]:
         raise _Fallback()
     if _R is None:
         import ryml as _R
+    if _bare_colon(text):
+        kind = tree.type
+        if any(kind(i) & _R.KEYNIL for i in range(tree.size())):
+            raise _Fallback()  # an empty plain key: libyaml refuses it
     root = tree.root_id()
     if not tree.type(root) & _R.MAP:
         raise _Fallback()
@@ -739,8 +783,8 @@ def _read(tree, n: int) -> Any:
             if ty & props:
                 raise _Fallback()
             k = _scalar(tree.key(c), ty, R.KEY_PLAIN, R.KEY_SQUO | R.KEY_DQUO | R.KEY_LITERAL | R.KEY_FOLDED)
-            if k == "<<" and ty & R.KEY_PLAIN:
-                raise _Fallback()  # a merge key
+            if (k == "<<" and ty & R.KEY_PLAIN) or ty & R.KEYNIL:
+                raise _Fallback()  # a merge key, an empty plain key
             if ty & (R.MAP | R.SEQ):
                 dict.__setitem__(out, k, _Node(tree, c))
             else:
