@@ -530,10 +530,11 @@ class _Fallback(Exception):
     """The lazy view meets something only PyYAML decides: the schema is read by PyYAML."""
 
 
-# in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text). A
-# collection as a key (? [a], {a: 1}: b), which PyYAML cannot make a dictionary key of,
-# rapidyaml refuses too; what libyaml refuses does not come here (the loader reports the file).
-# And NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks, rapidyaml not.
+# in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text), or
+# NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks, rapidyaml not. (A
+# collection as a key, ? [a] or {a: 1}: b, which PyYAML cannot make a dictionary key of,
+# rapidyaml refuses too.)
+_PRINTABLE_ASCII = bytes([9, 10, 13, *range(32, 127)])
 _UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
 # candidates, in the YAML text, for what makes PyYAML refuse the whole text while rapidyaml
 # reads it (``_pyyaml_only``): a plain '=' or '<<' as a value (no constructor), a timestamp
@@ -547,13 +548,11 @@ _EQ_CANDIDATE = re.compile(r"=[ \t]*(?=\r?$|[ \t]#|[,\]}])", re.M)
 _MERGE_CANDIDATE = re.compile(r"<<[ \t]*(?=\r?$|[ \t]#|[,\]}:])", re.M)
 _STAMP_CANDIDATE = re.compile(r"-[0-9][0-9]?-[0-9]")  # (a date's month: the year is looked at after)
 _STAMP_END = re.compile(r"[^#,\]}\r\n]*")
-_FLOW_COLON = re.compile(r":[,?\[\]{}]")
-_COLON_AFTER = re.compile(r":(?<=[ \t\n\[{,:]:)")
+# a ':' before a tab or a flow indicator, or after a space, a line break, a flow indicator or
+# another ':' (one pass over the text's colons; ``_odd_colons`` looks at each)
+_ODD_COLON = re.compile(r":(?:[\t,?\[\]{}]|(?<=[ \t\n\[{,:]:))")
 _FLOW_OPEN = re.compile(r"[\[{]")
 _FLOW_SCAN_MAX = 20_000
-# a ':' alone where a block node starts ("- :", "k:\n  :"): libyaml refuses an empty plain key,
-# rapidyaml reads one (KEYNIL); the tree is looked through for one (``_lazy_schema``)
-_BARE_COLON = re.compile(r":(?<=[ \t\n]:)(?=[ \t\r\n]|\Z)")
 
 
 def _starts_scalar(text: str, i: int) -> bool:
@@ -621,7 +620,7 @@ def _flow_odd(text: str) -> bool:
                 if text[j + 1:j + 2] in (",", "?", "[", "]", "{", "}") and text[j - 1] not in "\"'":
                     return True  # (after a quoted key, ':' is the value indicator)
                 k = j - 1
-                while text[k] in " \t\r\n":
+                while k > 0 and text[k] in " \t\r\n":
                     k -= 1
                 if text[k] in "[{,:":
                     return True
@@ -656,17 +655,35 @@ def _quote_end(text: str, j: int) -> int:
         k += 1
 
 
-def _bare_colon(text: str) -> bool:
-    """Whether a ':' may stand alone where a block node starts (``_BARE_COLON``): a superset."""
-    return any(_block_start(text, m.start()) for m in _BARE_COLON.finditer(text))
+def _odd_colons(text: str) -> Optional[str]:
+    """"pyyaml" when the text may hold a tab after a key's colon, or in a flow collection a plain
+    scalar's ':' before ',', '?', '[', ']', '{' or '}' or a ':' opening a scalar (``_flow_odd``);
+    else "bare" when a ':' may stand alone where a block node starts ("- :", "k:\n  :": libyaml
+    refuses an empty plain key, rapidyaml reads one, KEYNIL, which ``_lazy_schema`` looks for in
+    the tree); else None. Supersets."""
+    flow = bare = False
+    for m in _ODD_COLON.finditer(text):
+        i = m.start()
+        nxt = text[i + 1:i + 2]
+        if nxt == "\t":
+            return "pyyaml"
+        if not flow:
+            k = i - 1
+            while k > 0 and text[k] in " \t\r\n":
+                k -= 1
+            flow = (nxt in (",", "?", "[", "]", "{", "}") and text[i - 1] not in "\"'") or text[k] in "[{,:"
+            if flow and _flow_odd(text):
+                return "pyyaml"
+        if not bare and nxt in (" ", "\r", "\n", "") and text[i - 1] in " \t\n":
+            bare = _block_start(text, i)
+    return "bare" if bare else None
 
 
 def _pyyaml_only(text: str) -> bool:
     """Whether the text may hold something PyYAML refuses (so the whole schema) that rapidyaml
-    reads, or reads otherwise: a superset. A valid timestamp, which PyYAML makes a datetime, is
-    found where the view reaches it (``_scalar``)."""
-    if ":\t" in text or ((_FLOW_COLON.search(text) or _COLON_AFTER.search(text)) and _flow_odd(text)):
-        return True
+    reads, or reads otherwise (``_EQ_CANDIDATE``, ``_MERGE_CANDIDATE``, ``_STAMP_CANDIDATE``):
+    a superset. A valid timestamp, which PyYAML makes a datetime, is found where the view
+    reaches it (``_scalar``)."""
     for rx in (_EQ_CANDIDATE, _MERGE_CANDIDATE):
         for m in rx.finditer(text):
             if _starts_scalar(text, m.start()) or rx is _MERGE_CANDIDATE and text[m.end():m.end() + 1] == ":":
@@ -750,14 +767,20 @@ def _lazy_schema(text: str) -> Optional[_LazyMap]:
     global _R
     from .. import fastyaml
 
-    if not fastyaml.ENABLED or _UNPRINTABLE.search(text) or _pyyaml_only(text):
+    if not fastyaml.ENABLED:
         raise _Fallback()
-    tree, _why = fastyaml.ryml_tree(text.encode("utf-8"), fastyaml._node_props(text))
+    data = text.encode("utf-8")
+    if data.translate(None, _PRINTABLE_ASCII) if data.isascii() else _UNPRINTABLE.search(text):
+        raise _Fallback()
+    colons = _odd_colons(text)
+    if colons == "pyyaml" or _pyyaml_only(text):
+        raise _Fallback()
+    tree, _why = fastyaml.ryml_tree(data, fastyaml._node_props(text))
     if tree is None:
         raise _Fallback()
     if _R is None:
         import ryml as _R
-    if _bare_colon(text):
+    if colons == "bare":
         kind = tree.type
         if any(kind(i) & _R.KEYNIL for i in range(tree.size())):
             raise _Fallback()  # an empty plain key: libyaml refuses it
