@@ -374,11 +374,12 @@ def _compile_text(sf, node, preserve_all: bool) -> Optional[tuple]:
     src = _schema_source(sf, node)
     if src is None:
         return None
-    key = (_text_key(src[1]), preserve_all)
+    data = src[1].encode("utf-8", "surrogatepass")
+    key = (hashlib.sha1(data).digest(), preserve_all)
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    got = _build(_pyyaml(src[1]) if key[0] in _BY_PYYAML else _parse_schema(src), preserve_all)
+    got = _build(_pyyaml(src[1]) if key[0] in _BY_PYYAML else _parse_schema(src, data), preserve_all)
     _CACHE[key] = got
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -493,14 +494,14 @@ def _block_end(ind: int):
     return re.compile(r"\n(?! {%d})(?= *[^ \r\n#])" % ind)
 
 
-def _parse_schema(src: tuple) -> Any:
+def _parse_schema(src: tuple, data: Optional[bytes] = None) -> Any:
     """The schema's data: ``json.loads`` of a JSON text; a YAML text's lazy view
     (``_lazy_schema``) where rapidyaml reads it as PyYAML would, else PyYAML's data."""
     how, text = src
     if how == "json":
         return json.loads(text)
     try:
-        return _lazy_schema(text)
+        return _lazy_schema(text, data)
     except (_Fallback, UnicodeError):
         return _pyyaml(text)
 
@@ -530,12 +531,14 @@ class _Fallback(Exception):
     """The lazy view meets something only PyYAML decides: the schema is read by PyYAML."""
 
 
-# in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text), or
-# NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks, rapidyaml not. (A
-# collection as a key, ? [a] or {a: 1}: b, which PyYAML cannot make a dictionary key of,
+# in the YAML text's UTF-8: a character outside PyYAML's printable set (PyYAML refuses the
+# text: an ASCII control character or DEL, a C1 control, U+FFFE or U+FFFF; a surrogate has no
+# UTF-8 but the encoder's surrogatepass bytes), or NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks,
+# rapidyaml not. Bytes that _PRINTABLE_BYTES does not hold are ASCII ones outside PyYAML's set.
+# (A collection as a key, ? [a] or {a: 1}: b, which PyYAML cannot make a dictionary key of,
 # rapidyaml refuses too.)
-_PRINTABLE_ASCII = bytes([9, 10, 13, *range(32, 127)])
-_UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\xA0-\u2027\u202A-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
+_PRINTABLE_BYTES = bytes([9, 10, 13, *range(32, 127), *range(128, 256)])
+_UNPRINTABLE_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbf[\xbe\xbf]|\xed[\xa0-\xbf]")
 # candidates, in the YAML text, for what makes PyYAML refuse the whole text while rapidyaml
 # reads it (``_pyyaml_only``): a plain '=' or '<<' as a value (no constructor), a timestamp
 # whose date or time does not exist (PyYAML makes every timestamp a datetime), a merge key
@@ -551,7 +554,6 @@ _STAMP_END = re.compile(r"[^#,\]}\r\n]*")
 # a ':' before a tab or a flow indicator, or after a space, a line break, a flow indicator or
 # another ':' (one pass over the text's colons; ``_odd_colons`` looks at each)
 _ODD_COLON = re.compile(r":(?:[\t,?\[\]{}]|(?<=[ \t\n\[{,:]:))")
-_FLOW_OPEN = re.compile(r"[\[{]")
 _FLOW_SCAN_MAX = 20_000
 
 
@@ -599,11 +601,18 @@ def _flow_odd(text: str) -> bool:
     right before ',', '?', '[', ']', '{' or '}', or a ':' where a scalar starts (libyaml:
     "found unexpected ':'"); True too for a collection not closed within _FLOW_SCAN_MAX
     characters (a superset)."""
+    starts = []
+    for ch in "[{":  # (str.find: a regular expression's character class scans several times slower)
+        i = text.find(ch)
+        while i >= 0:
+            if text[i - 1:i] in (" ", "\t", "\n", "") and _flow_start(text, i):
+                starts.append(i)
+            i = text.find(ch, i + 1)
+    starts.sort()
     done = 0
     n = len(text)
-    for m in _FLOW_OPEN.finditer(text):
-        i = m.start()
-        if i < done or not _flow_start(text, i):
+    for i in starts:
+        if i < done:
             continue
         depth, j = 0, i
         while j < n:
@@ -762,15 +771,17 @@ def _full(x: Any) -> Any:
     return x
 
 
-def _lazy_schema(text: str) -> Optional[_LazyMap]:
-    """The lazy view of a schema's YAML text (a mapping), or _Fallback (PyYAML decides)."""
+def _lazy_schema(text: str, data: Optional[bytes] = None) -> Optional[_LazyMap]:
+    """The lazy view of a schema's YAML text (a mapping), or _Fallback (PyYAML decides).
+    ``data``: the text's UTF-8 (surrogatepass), when the caller has it."""
     global _R
     from .. import fastyaml
 
     if not fastyaml.ENABLED:
         raise _Fallback()
-    data = text.encode("utf-8")
-    if data.translate(None, _PRINTABLE_ASCII) if data.isascii() else _UNPRINTABLE.search(text):
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    if data.translate(None, _PRINTABLE_BYTES) or (not data.isascii() and _UNPRINTABLE_UTF8.search(data)):
         raise _Fallback()
     colons = _odd_colons(text)
     if colons == "pyyaml" or _pyyaml_only(text):
