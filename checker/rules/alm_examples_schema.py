@@ -342,26 +342,35 @@ class _Target:
             _BY_PYYAML.add(_text_key(src[1]))
             for key in [k for k in _CACHE if k[0] == _text_key(src[1])]:
                 del _CACHE[key]
+                _CACHE_HELD.pop(key, None)
         _BY_NODE.pop((id(self.schema_node), self.preserve_all), None)
         self._compiled = False
 
 
 # compiled schemas of the last CRD versions seen in this process, by the schema's text: an
-# operator's bundles mostly repeat their CRDs, and its bundles are checked in one process
+# operator's bundles mostly repeat their CRDs, and its bundles are checked in one process. A
+# YAML schema's lazy view holds rapidyaml's tree (about four times the text's size): the
+# schemas held are bounded by their texts' size too.
 _CACHE: "OrderedDict[tuple, Optional[tuple]]" = OrderedDict()
 _CACHE_SIZE = 48
+_CACHE_BYTES = 8_000_000
+_CACHE_HELD: dict = {}  # key -> the text's size in bytes
 
 
 def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
     if isinstance(node, Mapping):  # built by the loader: nothing to share
         return _build(to_py(node, [MAX_SCHEMA_NODES * 4]), preserve_all)
-    # the loader shares the nodes of a file read again with the same content (load.ParseMemo)
+    # the loader shares the nodes of a file read again with the same content (load.ParseMemo):
+    # its key into _CACHE is remembered (None: no schema text)
     held = _BY_NODE.get((id(node), preserve_all))
-    if held is not None and held[0] is node:
+    if held is not None and held[0] is node and (held[1] is None or held[1] in _CACHE):
         _BY_NODE.move_to_end((id(node), preserve_all))
-        return held[1]
-    got = _compile_text(sf, node, preserve_all)
-    _BY_NODE[(id(node), preserve_all)] = (node, got)
+        if held[1] is None:
+            return None
+        _CACHE.move_to_end(held[1])
+        return _CACHE[held[1]]
+    got, key = _compile_text(sf, node, preserve_all)
+    _BY_NODE[(id(node), preserve_all)] = (node, key)
     while len(_BY_NODE) > _CACHE_SIZE:
         _BY_NODE.popitem(last=False)
     return got
@@ -370,20 +379,26 @@ def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
 _BY_NODE: "OrderedDict[tuple, tuple]" = OrderedDict()
 
 
-def _compile_text(sf, node, preserve_all: bool) -> Optional[tuple]:
+def _compile_text(sf, node, preserve_all: bool) -> tuple:
+    """(the compiled schema or None, its key in _CACHE or None)."""
     src = _schema_source(sf, node)
     if src is None:
-        return None
+        return None, None
     data = src[1].encode("utf-8", "surrogatepass")
     key = (hashlib.sha1(data).digest(), preserve_all)
     if key in _CACHE:
         _CACHE.move_to_end(key)
-        return _CACHE[key]
+        return _CACHE[key], key
     got = _build(_pyyaml(src[1]) if key[0] in _BY_PYYAML else _parse_schema(src, data), preserve_all)
     _CACHE[key] = got
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return got
+    _CACHE_HELD[key] = len(data)
+    for k in [k for k in _CACHE_HELD if k not in _CACHE]:
+        del _CACHE_HELD[k]
+    total = sum(_CACHE_HELD.values())
+    while len(_CACHE) > _CACHE_SIZE or (total > _CACHE_BYTES and len(_CACHE) > 1):
+        old, _v = _CACHE.popitem(last=False)
+        total -= _CACHE_HELD.pop(old, 0)
+    return got, key
 
 
 def _text_key(text: str) -> bytes:
