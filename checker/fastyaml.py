@@ -258,11 +258,11 @@ def _props_mask() -> int:
     return int(_ryml.KEYANCH) | int(_ryml.VALANCH) | int(_ryml.KEYREF) | int(_ryml.VALREF) | int(_ryml.KEYTAG) | int(_ryml.VALTAG)
 
 
-def ryml_json(data: bytes, props: bool) -> tuple:
-    """``(json_text, "ok")`` for YAML ``data`` parsed by rapidyaml, or ``(None, why)``:
-    "ryml-refused" (no rapidyaml, or it refuses the text), "anchor-alias-tag" (with ``props``:
-    the tree holds an anchor, alias or tag, which libyaml must decide), "json" (no JSON out).
-    rapidyaml's own error messages are kept off stderr."""
+def ryml_tree(data: bytes, props: bool) -> tuple:
+    """``(tree, "ok")``: YAML ``data`` parsed by rapidyaml (``ryml.Tree``, its text copied into the
+    tree's arena), or ``(None, why)``: "ryml-refused" (no rapidyaml, or it refuses the text),
+    "anchor-alias-tag" (with ``props``: the tree holds an anchor, alias or tag, which libyaml
+    must decide). rapidyaml's own error messages are kept off stderr."""
     global _devnull, _ryml, ENABLED
     if _ryml is None:
         try:
@@ -276,12 +276,27 @@ def ryml_json(data: bytes, props: bool) -> tuple:
     os.dup2(_devnull, 2)  # rapidyaml prints its parse errors on stderr
     try:
         tree = _ryml.parse_in_arena(data)
-        if props:
-            # text such as a CEL rule's continuation line "!has(self.x)" looks like a tag to
-            # the text scan; the tree tells: any anchor, alias or tag, and libyaml decides
-            mask, kind = _props_mask(), tree.type
-            if any(kind(i) & mask for i in range(tree.size())):
-                return None, "anchor-alias-tag"
+    except Exception:  # noqa: BLE001 - rapidyaml refuses it: libyaml decides
+        return None, "ryml-refused"
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    if props:
+        # text such as a CEL rule's continuation line "!has(self.x)" looks like a tag to
+        # the text scan; the tree tells: any anchor, alias or tag, and libyaml decides
+        mask, kind = _props_mask(), tree.type
+        if any(kind(i) & mask for i in range(tree.size())):
+            return None, "anchor-alias-tag"
+    return tree, "ok"
+
+
+def ryml_json(data: bytes, props: bool) -> tuple:
+    """``(json_text, "ok")`` for YAML ``data`` parsed by rapidyaml, or ``(None, why)``: why
+    ``ryml_tree`` gave no tree, or "json" (no JSON out)."""
+    tree, why = ryml_tree(data, props)
+    if tree is None:
+        return None, why
+    try:
         # into a buffer of ours: emit_json_malloc's buffer is never freed (a leak of the
         # JSON's size per file, gigabytes over a catalog)
         buf = bytearray(2 * len(data) + 4096)
@@ -292,11 +307,8 @@ def ryml_json(data: bytes, props: bool) -> tuple:
             if failed:
                 return None, "json"
         del tree
-    except Exception:  # noqa: BLE001 - rapidyaml refuses it: libyaml decides
+    except Exception:  # noqa: BLE001 - rapidyaml cannot write it: libyaml decides
         return None, "ryml-refused"
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
     try:
         return bytes(memoryview(buf)[:size]).decode("utf-8"), "ok"
     except UnicodeDecodeError:

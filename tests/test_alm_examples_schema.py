@@ -248,34 +248,142 @@ _PLACES = ["k: {t}\n", "{t}: v\n", "k: [{t}]\n", "- {t}\n", "k:\n  {t}\n", "k: {
            "? [{t}]\n: v\n", "[{t}]: v\n", "k: \"{t}\"\nj: {t}\n", "k: '{t}'\n"]
 
 
-@pytest.mark.parametrize("token", _TOKENS)
-def test_schema_data_is_what_pyyaml_reads(token):
-    """A schema whose text may hold a tag (here a CEL rule) is read as PyYAML (YAML 1.1, as the
-    API server's YAML decoder) reads it, whether rapidyaml or PyYAML does the reading."""
+def _pyyaml_data(text: str):
+    """What PyYAML's safe loader (YAML 1.1, as the API server's YAML decoder) makes of a text:
+    the reference; None when it refuses it (the schema is not checked)."""
     import yaml
 
-    from checker.rules.alm_examples_schema import _parse_schema, _ryml_json
-
-    for place in _PLACES:
-        text = "  x-kubernetes-validations:\n  - rule: |-\n      !has(self.a)\n  " + place.format(t=token).replace("\n  ", "\n    ")
-        try:
-            want = yaml.load(text, Loader=yaml.CSafeLoader)
-        except yaml.constructor.ConstructorError:
-            want = None  # the schema is not checked
-        except yaml.YAMLError:
-            continue  # libyaml refuses it: the loader reports the file (yaml-syntax), the rule never reads it
-        assert repr(_parse_schema(("yaml", text))) == repr(want), (text, _ryml_json(text))
+    try:
+        return yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return None
+    except ValueError:  # a timestamp with a date or time that does not exist
+        return None
 
 
-def test_schema_with_a_tag_like_cel_rule_skips_pyyaml():
-    """The common case (no value rapidyaml reads otherwise) takes rapidyaml, not PyYAML."""
+def _rule_data(text: str) -> tuple:
+    """(how the rule reads a YAML schema text, its data read through): "lazy" (rapidyaml's
+    tree through the lazy view), "late" (the view falls back to PyYAML when it reaches a
+    value), "pyyaml" (the view refuses the text up front)."""
+    from checker.rules import alm_examples_schema as rule
+
+    try:
+        view = rule._lazy_schema(text)
+    except rule._Fallback:
+        return "pyyaml", rule._parse_schema(("yaml", text))
+    try:
+        return "lazy", rule._full(view)
+    except rule._Fallback:
+        return "late", rule._pyyaml(text)
+
+
+def _same(a, b, path="") -> str:
+    """'' when a and b are the same data, type for type and in key order (1, 1.0 and True
+    differ; a str and a datetime differ); else where they are not."""
+    import math
+
+    if type(a) is not type(b):
+        return f"{path}: {a!r} ({type(a).__name__}) vs {b!r} ({type(b).__name__})"
+    if isinstance(a, dict):
+        if [(type(k), k) for k in a] != [(type(k), k) for k in b]:
+            return f"{path}: keys {list(a)!r} vs {list(b)!r}"
+        return next((d for d in (_same(a[k], b[k], f"{path}.{k}") for k in a) if d), "")
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {a!r} vs {b!r}"
+        return next((d for d in (_same(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b))) if d), "")
+    if isinstance(a, float) and math.isnan(a) and math.isnan(b):
+        return ""
+    return "" if a == b else f"{path}: {a!r} vs {b!r}"
+
+
+_YAML11 = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       "fixtures", "rules", "alm-examples-schema", "yaml-1.1")
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(_YAML11)))
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_schema_fixture_reads_as_pyyaml_reads_it(name, newline):
+    """Each fixture schema (tricky scalars, keys, repeated keys; anchors, merge keys, tags,
+    timestamps, texts PyYAML refuses) gives the rule PyYAML's data exactly, and is read the way
+    its name says: lazy-* by the lazy view, late-* by PyYAML once the view reaches a value it
+    cannot make, pyyaml-* by PyYAML up front."""
     from checker import fastyaml
-    from checker.rules.alm_examples_schema import _ryml_json
+
+    if not fastyaml.ENABLED:
+        pytest.skip("rapidyaml is not installed")
+    with open(os.path.join(_YAML11, name), encoding="utf-8") as fh:
+        text = fh.read().replace("\n", newline)
+    want = _pyyaml_data(text)
+    how, got = _rule_data(text)
+    assert _same(got, want) == "", (name, how)
+    assert how == name.split("-")[0], (name, how)
+
+
+def test_lazy_view_reads_only_what_is_asked_for():
+    """A mapping's collections stay unread until asked for; a repeated key's last value wins."""
+    from checker.rules import alm_examples_schema as rule
+
+    with open(os.path.join(_YAML11, "lazy-duplicates.yaml"), encoding="utf-8") as fh:
+        view = rule._lazy_schema(fh.read())
+    props = dict.__getitem__(view, "properties")
+    assert isinstance(props, rule._Node)  # not read yet
+    assert view["properties"]["a"] == {"type": "boolean"}
+    assert isinstance(dict.__getitem__(view, "properties"), rule._LazyMap)  # read once, kept
+    assert list(view["properties"]) == ["a", "b", "c", "d", 1, "required"]
+    assert view["properties"][True] == "float one, the same key again"
+
+
+@pytest.mark.parametrize("token", _TOKENS)
+def test_schema_data_is_what_pyyaml_reads(token):
+    """Every token, in every place, with and without text that looks like a tag (a CEL rule),
+    is read as PyYAML reads it."""
+    for cel in (True, False):
+        for place in _PLACES:
+            text = "  " + place.format(t=token).replace("\n", "\n  ")
+            if cel:
+                text = "  x-kubernetes-validations:\n  - rule: |-\n      !has(self.a)\n" + text
+            want = _pyyaml_data(text)  # (None where libyaml refuses the text: the schema is not checked)
+            how, got = _rule_data(text)
+            assert _same(got, want) == "", (text, how)
+
+
+def test_common_schema_text_takes_the_lazy_view():
+    """The common case (a CEL rule that looks like a tag, YAML 1.1 scalars) is read by the lazy
+    view, not PyYAML; a real tag, an anchor or a non-existent date sends it to PyYAML."""
+    from checker import fastyaml
+    from checker.rules import alm_examples_schema as rule
 
     if not fastyaml.ENABLED:
         pytest.skip("rapidyaml is not installed")
     text = _CEL_CRD[_CEL_CRD.index("        type: object"):]
     assert fastyaml._node_props(text)
-    assert _ryml_json(text) is not None
-    assert _ryml_json(text.replace("- fast", "- yes")) is None  # YAML 1.1's boolean: PyYAML decides
-    assert _ryml_json(text.replace("rule: |-", "rule: !!str |-")) is None  # a real tag
+    assert _rule_data(text)[0] == "lazy"
+    how, got = _rule_data(text.replace("- fast", "- yes"))
+    assert how == "lazy" and got["properties"]["spec"]["properties"]["mode"]["enum"] == [True, "slow"]
+    for odd in ("rule: !!str |-", "rule: &a |-"):
+        with pytest.raises(rule._Fallback):
+            rule._lazy_schema(text.replace("rule: |-", odd))
+    with pytest.raises(rule._Fallback):
+        rule._lazy_schema(text.replace("- slow", "- 2024-02-30"))
+    assert _rule_data(text.replace("- slow", "- 2024-02-28T10:00:00Z"))[0] == "late"
+
+
+def test_example_against_yaml_1_1_scalars_in_the_schema(copy_fixture):
+    """An enum written with YAML 1.1 plain scalars (yes, 0x1f, ~) holds what PyYAML reads, as the
+    API server does: the example's "yes" string is not the enum's boolean; a reached timestamp
+    sends the schema to PyYAML, with the same verdicts."""
+    crd = _CEL_CRD.replace("                type: string\n                enum:\n                - fast\n                - slow\n",
+                           "                enum:\n                - yes\n                - 0x1f\n                - ~\n")
+    stamp = "2001-01-01T00:00:00Z"
+    _bundle(copy_fixture, crd, [_ex({"mode": "yes"}, "a"), _ex({"mode": True}, "b"), _ex({"mode": 31}, "c"),
+                                _ex({"mode": stamp}, "d")])
+    want = ['spec.mode is "yes", not one of the values the schema allows',
+            f'spec.mode is "{stamp}", not one of the values the schema allows']
+    for how, text in (("lazy", crd), ("late", crd.replace("- ~", f"- {stamp}")),
+                      ("pyyaml", crd.replace("- ~", f"- {stamp}\n              other: &a {{}}"))):
+        assert _rule_data(text[text.index("        type: object"):])[0] == how
+        with open(CRD, "w") as fh:
+            fh.write(text)
+        got = [f.message for f in _mine()]
+        assert got == want, (how, got)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import datetime
 import hashlib
 import ipaddress
@@ -28,8 +27,11 @@ from functools import lru_cache
 from json.decoder import scanstring
 from typing import Any, Optional
 
+import yaml
+
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence, Skipped, to_py
+from ..yamlload import _CONSTRUCTOR, _RESOLVERS, resolve_plain
 from . import finding, rule
 from .csv_common import (
     examples_annotation, go_mail_address_error, go_request_uri_error, is_blank, json_array_items, load_json, pos_in, scalar_positions, the_csv,
@@ -208,8 +210,9 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
         for k, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
             if s.get(k) is True and bound in out:  # OpenAPI v3.0: a flag on minimum/maximum
                 out[k] = out.pop(bound)
-    if isinstance(s.get("enum"), list):
-        out["enum"] = s["enum"]
+    enum = s.get("enum")
+    if isinstance(enum, list):
+        out["enum"] = _full(enum)
     props = s.get("properties") if isinstance(s.get("properties"), dict) else None
     req = s.get("required")
     if isinstance(req, list):
@@ -234,9 +237,11 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
             out["format"] = f
     dmap = d if isinstance(d, dict) else None
     if props is not None:
-        out["properties"] = {k: (_translate(v, budget, depth + 1, logic, prune=prune, d=dmap[k] if dmap is not None else _ANY)
+        # (a property's schema is read only when the data has the field)
+        out["properties"] = {k: (_translate(props[k], budget, depth + 1, logic, prune=prune,
+                                            d=dmap[k] if dmap is not None else _ANY)
                                  if d is _ANY or (dmap is not None and k in dmap) else {})
-                             for k, v in props.items() if isinstance(k, str)}
+                             for k in props if isinstance(k, str)}
     ap = s.get("additionalProperties")
     if isinstance(ap, dict):
         if d is _ANY:
@@ -292,14 +297,14 @@ def _prune_nulls(x: Any, s: Any) -> Any:
             if v is None and sub is not None and sub.get("nullable") is not True:
                 if "default" not in sub:
                     continue  # removed
-                v = copy.deepcopy(sub["default"])  # defaulted (defaulting.Default)
+                v = _full(sub["default"])  # defaulted (defaulting.Default)
             out[k] = _prune_nulls(v, sub)
         return out
     if isinstance(x, list):
         items = s.get("items") if isinstance(s, dict) else None
         items = items if isinstance(items, dict) else None
         if items is not None and items.get("nullable") is not True and "default" in items:
-            x = [copy.deepcopy(items["default"]) if v is None else v for v in x]
+            x = [_full(items["default"]) if v is None else v for v in x]
         return [_prune_nulls(v, items) for v in x]
     return x
 
@@ -319,8 +324,8 @@ class _Target:
         self._compiled: Any = False
 
     def compiled(self) -> Optional[tuple]:
-        """(the schema as plain data, preserve_all), or None (no schema, or one that cannot
-        be read)."""
+        """(the schema as data: a dict, or a YAML text's lazy view, _LazyMap; preserve_all),
+        or None (no schema, or one that cannot be read)."""
         if self._compiled is False:
             self._compiled = None
             try:
@@ -329,23 +334,43 @@ class _Target:
                 self._compiled = None
         return self._compiled
 
+    def read_by_pyyaml(self) -> None:
+        """The lazy view of the schema met what only PyYAML decides (``_Fallback``): the schema
+        is read again by PyYAML, here and wherever the same text comes again in this process."""
+        src = _schema_source(self.sf, self.schema_node)
+        if src is not None:
+            _BY_PYYAML.add(_text_key(src[1]))
+            for key in [k for k in _CACHE if k[0] == _text_key(src[1])]:
+                del _CACHE[key]
+                _CACHE_HELD.pop(key, None)
+        _BY_NODE.pop((id(self.schema_node), self.preserve_all), None)
+        self._compiled = False
+
 
 # compiled schemas of the last CRD versions seen in this process, by the schema's text: an
-# operator's bundles mostly repeat their CRDs, and its bundles are checked in one process
+# operator's bundles mostly repeat their CRDs, and its bundles are checked in one process. A
+# YAML schema's lazy view holds rapidyaml's tree (about four times the text's size): the
+# schemas held are bounded by their texts' size too.
 _CACHE: "OrderedDict[tuple, Optional[tuple]]" = OrderedDict()
 _CACHE_SIZE = 48
+_CACHE_BYTES = 8_000_000
+_CACHE_HELD: dict = {}  # key -> the text's size in bytes
 
 
 def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
     if isinstance(node, Mapping):  # built by the loader: nothing to share
         return _build(to_py(node, [MAX_SCHEMA_NODES * 4]), preserve_all)
-    # the loader shares the nodes of a file read again with the same content (load.ParseMemo)
+    # the loader shares the nodes of a file read again with the same content (load.ParseMemo):
+    # its key into _CACHE is remembered (None: no schema text)
     held = _BY_NODE.get((id(node), preserve_all))
-    if held is not None and held[0] is node:
+    if held is not None and held[0] is node and (held[1] is None or held[1] in _CACHE):
         _BY_NODE.move_to_end((id(node), preserve_all))
-        return held[1]
-    got = _compile_text(sf, node, preserve_all)
-    _BY_NODE[(id(node), preserve_all)] = (node, got)
+        if held[1] is None:
+            return None
+        _CACHE.move_to_end(held[1])
+        return _CACHE[held[1]]
+    got, key = _compile_text(sf, node, preserve_all)
+    _BY_NODE[(id(node), preserve_all)] = (node, key)
     while len(_BY_NODE) > _CACHE_SIZE:
         _BY_NODE.popitem(last=False)
     return got
@@ -354,19 +379,34 @@ def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
 _BY_NODE: "OrderedDict[tuple, tuple]" = OrderedDict()
 
 
-def _compile_text(sf, node, preserve_all: bool) -> Optional[tuple]:
+def _compile_text(sf, node, preserve_all: bool) -> tuple:
+    """(the compiled schema or None, its key in _CACHE or None)."""
     src = _schema_source(sf, node)
     if src is None:
-        return None
-    key = (hashlib.sha1(src[1].encode("utf-8", "surrogatepass")).digest(), preserve_all)
+        return None, None
+    data = src[1].encode("utf-8", "surrogatepass")
+    key = (hashlib.sha1(data).digest(), preserve_all)
     if key in _CACHE:
         _CACHE.move_to_end(key)
-        return _CACHE[key]
-    got = _build(_parse_schema(src), preserve_all)
+        return _CACHE[key], key
+    got = _build(_pyyaml(src[1]) if key[0] in _BY_PYYAML else _parse_schema(src, data), preserve_all)
     _CACHE[key] = got
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return got
+    _CACHE_HELD[key] = len(data)
+    for k in [k for k in _CACHE_HELD if k not in _CACHE]:
+        del _CACHE_HELD[k]
+    total = sum(_CACHE_HELD.values())
+    while len(_CACHE) > _CACHE_SIZE or (total > _CACHE_BYTES and len(_CACHE) > 1):
+        old, _v = _CACHE.popitem(last=False)
+        total -= _CACHE_HELD.pop(old, 0)
+    return got, key
+
+
+def _text_key(text: str) -> bytes:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+
+
+# schema texts whose lazy view met what only PyYAML decides (_Fallback): read by PyYAML
+_BY_PYYAML: set = set()
 
 
 def _build(schema: Any, preserve_all: bool) -> Optional[tuple]:
@@ -469,95 +509,374 @@ def _block_end(ind: int):
     return re.compile(r"\n(?! {%d})(?= *[^ \r\n#])" % ind)
 
 
-def _parse_schema(src: tuple) -> Any:
+def _parse_schema(src: tuple, data: Optional[bytes] = None) -> Any:
+    """The schema's data: ``json.loads`` of a JSON text; a YAML text's lazy view
+    (``_lazy_schema``) where rapidyaml reads it as PyYAML would, else PyYAML's data."""
     how, text = src
     if how == "json":
         return json.loads(text)
-    js = _ryml_json(text)
-    if js is not None:
-        try:
-            return json.loads(js)
-        except ValueError:
-            pass
     try:
-        import yaml
+        return _lazy_schema(text, data)
+    except (_Fallback, UnicodeError):
+        return _pyyaml(text)
 
+
+def _pyyaml(text: str) -> Any:
+    """The reference: the text as PyYAML's safe loader (YAML 1.1, as the API server's YAML
+    decoder) reads it, or None when it refuses it."""
+    try:
         return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
     except Exception:  # noqa: BLE001 - a schema the loader refuses: not checked (yaml-syntax reports the file)
         return None
 
 
-# What rapidyaml's JSON (``_ryml_json``) may read otherwise than PyYAML, which resolves plain
-# scalars by YAML 1.1 as the API server's YAML decoder does: booleans and nulls other than
-# true/false/null (yes, on, ~, Null), numbers other than plain decimals (0x1f, 017, 1_000,
-# 1:20, 1e3, -.5), inf and nan (rapidyaml writes .inf), timestamps, '=' and '<<'; as keys, any
-# boolean, null or number (JSON keys are strings). Looked for in the JSON, where every string
-# is quoted, and so found exactly: a string with such a text (rapidyaml quotes what it reads as
-# a string), a number with an exponent or written -0.x (rapidyaml writes -.5 as -0.5). A
-# superset: a match only means PyYAML decides.
-_NUM = r"[-+]?(?:0[xXoObB][0-9a-fA-F_]*|\.?[0-9][0-9_.:]*(?:[eE][-+]?[0-9_]*)?)"
-_SAFE_NUM = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
-_WORDS = r"yes|Yes|YES|no|No|NO|True|TRUE|False|FALSE|on|On|ON|off|Off|OFF|~|Null|NULL|=|<<|(?i:[-+]?\.?(?:inf(?:inity)?|nan))"
-_STAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
-# (each pattern opens with a character or class the regular expression engine skips to)
-_JSON_DIVERGENT = re.compile(
-    r'"(?=[-+.0-9yYnNoOtTfF~=<iI])(?:' + _STAMP
-    + r'|(?:' + _WORDS + r'|(?!' + _SAFE_NUM + r'")' + _NUM + r')"'  # a value
-    + r'|(?:' + _WORDS + r'|true|false|null|' + _NUM + r')":)')  # a key
-_JSON_NUMBER = re.compile(r'[:\[,][ \t\r\n]*(?:-?[0-9][0-9.]*[eE][-+]?[0-9]+|-0\.[0-9]*)(?=[ \t\r\n,\]}])')
-# in the YAML text: a character outside PyYAML's printable set (PyYAML refuses the text). A
-# collection as a key (? [a], {a: 1}: b), which PyYAML cannot make a dictionary key of,
-# rapidyaml refuses too; what libyaml refuses does not come here (the loader reports the file).
-_UNPRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
-_TRANSFORMED = re.compile(r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))")  # rapidyaml writes these as .inf, .nan
+# ---------------------------------------------------------------------------------------
+# A schema's YAML text as data, read lazily: rapidyaml parses the text into a tree once, and
+# Python values are made only for the nodes the rule reaches (an example reaches a tiny
+# part of its schema: _translate and _prune_nulls follow the example's data). A mapping
+# becomes a ``_LazyMap``, a dict whose scalar values are read at once and whose collection
+# values (``_Node``) are read when first asked for; a sequence becomes a list. Scalars and
+# keys resolve as PyYAML's safe loader resolves them (yamlload.resolve_plain: YAML 1.1);
+# whatever the tree cannot tell reliably (anchors, aliases, tags, merge keys, complex or null
+# keys, timestamps, characters PyYAML refuses) sends the whole schema to PyYAML (_Fallback):
+# up front from the text, or when a reached node shows it (_Check_example reads it again).
 
 
-def _json_divergent(js: str, text: str) -> bool:
-    """Whether rapidyaml's JSON ``js`` of ``text`` may hold a value PyYAML reads otherwise. A
-    string such as "OFF" or "1.0" counts only when the text has it unquoted somewhere (an enum
-    of quoted "ON"/"OFF" is read alike)."""
-    if _JSON_NUMBER.search(js):
+class _Fallback(Exception):
+    """The lazy view meets something only PyYAML decides: the schema is read by PyYAML."""
+
+
+# in the YAML text's UTF-8: a character outside PyYAML's printable set (PyYAML refuses the
+# text: an ASCII control character or DEL, a C1 control, U+FFFE or U+FFFF; a surrogate has no
+# UTF-8 but the encoder's surrogatepass bytes), or NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks,
+# rapidyaml not. Bytes that _PRINTABLE_BYTES does not hold are ASCII ones outside PyYAML's set.
+# (A collection as a key, ? [a] or {a: 1}: b, which PyYAML cannot make a dictionary key of,
+# rapidyaml refuses too.)
+_PRINTABLE_BYTES = bytes([9, 10, 13, *range(32, 127), *range(128, 256)])
+_UNPRINTABLE_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbf[\xbe\xbf]|\xed[\xa0-\xbf]")
+# candidates, in the YAML text, for what makes PyYAML refuse the whole text while rapidyaml
+# reads it (``_pyyaml_only``): a plain '=' or '<<' as a value (no constructor), a timestamp
+# whose date or time does not exist (PyYAML makes every timestamp a datetime), a merge key
+# '<<' (merging what is not a mapping), in a flow collection a plain scalar's ':' before ',',
+# '?', '[', ']', '{' or '}' or a plain scalar opening with ':' (libyaml: "found unexpected
+# ':'"; rapidyaml reads them); a tab after a key's colon (rapidyaml reads "a:<tab>b" as one
+# scalar, PyYAML as a mapping)
+# (each pattern opens with a literal character, which the regular expression engine skips to)
+_EQ_CANDIDATE = re.compile(r"=[ \t]*(?=\r?$|[ \t]#|[,\]}])", re.M)
+_MERGE_CANDIDATE = re.compile(r"<<[ \t]*(?=\r?$|[ \t]#|[,\]}:])", re.M)
+_STAMP_CANDIDATE = re.compile(r"-[0-9][0-9]?-[0-9]")  # (a date's month: the year is looked at after)
+_STAMP_END = re.compile(r"[^#,\]}\r\n]*")
+# a ':' before a tab or a flow indicator, or after a space, a line break, a flow indicator or
+# another ':' (one pass over the text's colons; ``_odd_colons`` looks at each)
+_ODD_COLON = re.compile(r":(?:[\t,?\[\]{}]|(?<=[ \t\n\[{,:]:))")
+_FLOW_SCAN_MAX = 20_000
+
+
+def _starts_scalar(text: str, i: int) -> bool:
+    """Whether a plain scalar may start at ``i``: first on its line (spaces and '- ' aside), or
+    after an indicator (':', '?', '-' and a space; '[', '{', ',')."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j < 0 or text[j] == "\n":
         return True
-    seen = set()
-    for m in _JSON_DIVERGENT.finditer(js):
-        word = m.group(0)[1:].rstrip(":").rstrip('"')
-        if word in seen:
+    c = text[j]
+    return c in "[{," or (c in ":?-" and j < i - 1)
+
+
+def _block_start(text: str, i: int) -> bool:
+    """Whether a block node may start at ``i``: first on its line (spaces and '- ' aside), or
+    after ': ', '- ' or '? '."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] == "\n" or (text[j] in ":?-" and j < i - 1)
+
+
+def _flow_start(text: str, i: int) -> bool:
+    """Whether a flow collection may open at ``i``: after ': ', '- ' or '? ', or first on its
+    line (spaces and '- ' aside) below a line ending with ':', '-', '?', ',', '[' or '{' (a
+    line below anything else goes on a scalar)."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j >= 0 and text[j] != "\n":
+        return text[j] in ":?-" and j < i - 1
+    while j > 0:
+        start = text.rfind("\n", 0, j) + 1
+        line = text[start:j].rstrip(" \t\r")
+        j = start - 1
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line[-1] in ":-?,[{"
+    return True
+
+
+def _flow_odd(text: str) -> bool:
+    """Whether a flow collection (``_flow_start``) holds, outside quotes, a plain scalar's ':'
+    right before ',', '?', '[', ']', '{' or '}', or a ':' where a scalar starts (libyaml:
+    "found unexpected ':'"); True too for a collection not closed within _FLOW_SCAN_MAX
+    characters (a superset)."""
+    starts = []
+    for ch in "[{":  # (str.find: a regular expression's character class scans several times slower)
+        i = text.find(ch)
+        while i >= 0:
+            if text[i - 1:i] in (" ", "\t", "\n", "") and _flow_start(text, i):
+                starts.append(i)
+            i = text.find(ch, i + 1)
+    starts.sort()
+    done = 0
+    n = len(text)
+    for i in starts:
+        if i < done:
             continue
-        seen.add(word)
-        if len(seen) > 16:
-            return True  # a text search each: PyYAML decides
-        if _TRANSFORMED.fullmatch(word) or word.startswith("<<") or not word:
-            return True
-        for o in re.finditer(re.escape(word), text):
-            before = text[o.start() - 1:o.start()]
-            after = text[o.end():o.end() + 1]
-            if not (before in ("'", '"') and after == before):
-                return True  # not (only) a quoted string: perhaps a plain scalar
+        depth, j = 0, i
+        while j < n:
+            c = text[j]
+            if c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif c == '"' or c == "'":
+                j = _quote_end(text, j)
+            elif c == ":":
+                if text[j + 1:j + 2] in (",", "?", "[", "]", "{", "}") and text[j - 1] not in "\"'":
+                    return True  # (after a quoted key, ':' is the value indicator)
+                k = j - 1
+                while k > 0 and text[k] in " \t\r\n":
+                    k -= 1
+                if text[k] in "[{,:":
+                    return True
+            elif c == "#" and text[j - 1] in " \t\n":
+                j = text.find("\n", j)
+                j = n if j < 0 else j
+            if j - i > _FLOW_SCAN_MAX:
+                return True
+            j += 1
+        done = j
     return False
 
 
-def _ryml_json(text: str) -> Optional[str]:
-    """The YAML text as JSON through rapidyaml (~8x libyaml here), or None without it or
-    when it refuses the text or meets anchors, aliases or tags (libyaml decides then).
+def _quote_end(text: str, j: int) -> int:
+    """The offset of the quote closing the one at ``j`` (the text's end when none)."""
+    q = text[j]
+    k = j + 1
+    while True:
+        k = text.find(q, k)
+        if k < 0:
+            return len(text)
+        if q == "'":
+            if text[k + 1:k + 2] == "'":
+                k += 2
+                continue
+            return k
+        b = k - 1
+        while text[b] == "\\":
+            b -= 1
+        if (k - 1 - b) % 2 == 0:
+            return k
+        k += 1
 
-    Text in which ``&``, ``*`` or ``!`` may start an anchor, alias or tag (``fastyaml._node_props``:
-    often a CEL rule or a description line such as ``!has(self.x)`` or ``**Note**``) goes
-    through rapidyaml too when its tree holds none and the text has no plain scalar that
-    rapidyaml's JSON would read otherwise than PyYAML (``_json_divergent``): the data is then the
-    same as PyYAML's, at a tenth of its cost (PyYAML builds every node in Python)."""
+
+def _odd_colons(text: str) -> Optional[str]:
+    """"pyyaml" when the text may hold a tab after a key's colon, or in a flow collection a plain
+    scalar's ':' before ',', '?', '[', ']', '{' or '}' or a ':' opening a scalar (``_flow_odd``);
+    else "bare" when a ':' may stand alone where a block node starts ("- :", "k:\n  :": libyaml
+    refuses an empty plain key, rapidyaml reads one, KEYNIL, which ``_lazy_schema`` looks for in
+    the tree); else None. Supersets."""
+    flow = bare = False
+    for m in _ODD_COLON.finditer(text):
+        i = m.start()
+        nxt = text[i + 1:i + 2]
+        if nxt == "\t":
+            return "pyyaml"
+        if not flow:
+            k = i - 1
+            while k > 0 and text[k] in " \t\r\n":
+                k -= 1
+            flow = (nxt in (",", "?", "[", "]", "{", "}") and text[i - 1] not in "\"'") or text[k] in "[{,:"
+            if flow and _flow_odd(text):
+                return "pyyaml"
+        if not bare and nxt in (" ", "\r", "\n", "") and text[i - 1] in " \t\n":
+            bare = _block_start(text, i)
+    return "bare" if bare else None
+
+
+def _pyyaml_only(text: str) -> bool:
+    """Whether the text may hold something PyYAML refuses (so the whole schema) that rapidyaml
+    reads, or reads otherwise (``_EQ_CANDIDATE``, ``_MERGE_CANDIDATE``, ``_STAMP_CANDIDATE``):
+    a superset. A valid timestamp, which PyYAML makes a datetime, is found where the view
+    reaches it (``_scalar``)."""
+    for rx in (_EQ_CANDIDATE, _MERGE_CANDIDATE):
+        for m in rx.finditer(text):
+            if _starts_scalar(text, m.start()) or rx is _MERGE_CANDIDATE and text[m.end():m.end() + 1] == ":":
+                return True
+    for m in _STAMP_CANDIDATE.finditer(text):
+        i = m.start() - 4
+        if i < 0 or not text[i:i + 4].isdigit() or not _starts_scalar(text, i):
+            continue
+        end = _STAMP_END.match(text, i).end()
+        rest = text[i:end].split(" #")[0].split("\t#")[0].rstrip(" \t")
+        if text[end:end + 1] in ("\r", "\n", "") and rest == text[i:end].rstrip(" \t") and _DATE_ALONE.fullmatch(rest):
+            return True  # a date alone at the end of its line: the scalar may go on below
+        if _TIMESTAMP.match(rest):
+            try:
+                _CONSTRUCTOR.construct_yaml_timestamp(yaml.ScalarNode(_TIMESTAMP_TAG, rest))
+            except Exception:  # noqa: BLE001 - PyYAML refuses it
+                return True
+    return False
+
+
+_PLAIN_CACHE: dict = {}
+_PLAIN_CACHE_MAX = 50_000
+_PLAIN_REFUSED = frozenset(("timestamp", "value", "merge", "yaml"))
+_R: Any = None  # the ryml module, once a schema is read
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_DATE_ALONE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
+_TIMESTAMP = next(rx for tag, rx in _RESOLVERS.get("0", []) if tag == _TIMESTAMP_TAG)
+
+
+class _Node:
+    """A collection node of a parsed schema that is not read yet."""
+    __slots__ = ("tree", "id")
+
+    def __init__(self, tree, i: int):
+        self.tree = tree
+        self.id = i
+
+
+class _LazyMap(dict):
+    """A mapping of a schema's tree: a dict whose collection values are read on first use."""
+    __slots__ = ()
+
+    def __getitem__(self, k):
+        v = dict.__getitem__(self, k)
+        return _settle(self, k, v) if type(v) is _Node else v
+
+    def get(self, k, default=None):
+        v = dict.get(self, k, default)
+        return _settle(self, k, v) if type(v) is _Node else v
+
+    def items(self):
+        return [(k, self[k]) for k in dict.keys(self)]
+
+    def values(self):
+        return [self[k] for k in dict.keys(self)]
+
+    def __copy__(self):
+        return _full(self)
+
+    def __deepcopy__(self, memo):
+        return _full(self)
+
+
+def _settle(m: _LazyMap, k, node: _Node):
+    v = _read(node.tree, node.id)
+    dict.__setitem__(m, k, v)
+    return v
+
+
+def _full(x: Any) -> Any:
+    """``x`` as plain data, read through (a new copy: the caller may change it)."""
+    if isinstance(x, dict):
+        return {k: _full(x[k]) for k in x}
+    if isinstance(x, list):
+        return [_full(v) for v in x]
+    return x
+
+
+def _lazy_schema(text: str, data: Optional[bytes] = None) -> Optional[_LazyMap]:
+    """The lazy view of a schema's YAML text (a mapping), or _Fallback (PyYAML decides).
+    ``data``: the text's UTF-8 (surrogatepass), when the caller has it."""
+    global _R
     from .. import fastyaml
 
     if not fastyaml.ENABLED:
-        return None
-    props = fastyaml._node_props(text)
-    if props and _UNPRINTABLE.search(text):
-        return None
-    js, _why = fastyaml.ryml_json(text.encode("utf-8"), props)
-    if js is None:
-        return None
-    if props and _json_divergent(js, text):
-        return None
-    return js
+        raise _Fallback()
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    if data.translate(None, _PRINTABLE_BYTES) or (not data.isascii() and _UNPRINTABLE_UTF8.search(data)):
+        raise _Fallback()
+    colons = _odd_colons(text)
+    if colons == "pyyaml" or _pyyaml_only(text):
+        raise _Fallback()
+    tree, _why = fastyaml.ryml_tree(data, fastyaml._node_props(text))
+    if tree is None:
+        raise _Fallback()
+    if _R is None:
+        import ryml as _R
+    if colons == "bare":
+        kind = tree.type
+        if any(kind(i) & _R.KEYNIL for i in range(tree.size())):
+            raise _Fallback()  # an empty plain key: libyaml refuses it
+    root = tree.root_id()
+    if not tree.type(root) & _R.MAP:
+        raise _Fallback()
+    return _read(tree, root)
+
+
+def _read(tree, n: int) -> Any:
+    """The value of collection node ``n``: a _LazyMap (its collections left unread), or a list."""
+    R = _R
+    NONE = R.NONE
+    props = R.KEYANCH | R.VALANCH | R.KEYREF | R.VALREF | R.KEYTAG | R.VALTAG | R.KEY_UNFILT | R.VAL_UNFILT
+    ty = tree.type(n)
+    if ty & props:
+        raise _Fallback()
+    c = tree.first_child(n)
+    if ty & R.MAP:
+        out = _LazyMap()
+        while c != NONE:
+            ty = tree.type(c)
+            if ty & props:
+                raise _Fallback()
+            k = _scalar(tree.key(c), ty, R.KEY_PLAIN, R.KEY_SQUO | R.KEY_DQUO | R.KEY_LITERAL | R.KEY_FOLDED)
+            if (k == "<<" and ty & R.KEY_PLAIN) or ty & R.KEYNIL:
+                raise _Fallback()  # a merge key, an empty plain key
+            if ty & (R.MAP | R.SEQ):
+                dict.__setitem__(out, k, _Node(tree, c))
+            else:
+                dict.__setitem__(out, k, _scalar(tree.val(c), ty, R.VAL_PLAIN,
+                                                 R.VAL_SQUO | R.VAL_DQUO | R.VAL_LITERAL | R.VAL_FOLDED))
+            c = tree.next_sibling(c)
+        return out
+    if ty & R.SEQ:
+        out = []
+        while c != NONE:
+            cty = tree.type(c)
+            if cty & (R.MAP | R.SEQ):
+                out.append(_read(tree, c))
+            elif cty & props:
+                raise _Fallback()
+            else:
+                out.append(_scalar(tree.val(c), cty, R.VAL_PLAIN, R.VAL_SQUO | R.VAL_DQUO | R.VAL_LITERAL | R.VAL_FOLDED))
+            c = tree.next_sibling(c)
+        return out
+    raise _Fallback()
+
+
+def _scalar(mv, ty: int, plain: int, quoted: int) -> Any:
+    """A key's or value's text (``mv``: a memoryview of the tree's arena, None when empty)
+    as PyYAML makes it: a quoted or block scalar is a string, a plain one resolved by YAML 1.1."""
+    try:
+        s = "" if mv is None else str(mv, "utf-8")
+    except UnicodeDecodeError:
+        raise _Fallback() from None
+    if ty & plain:
+        hit = _PLAIN_CACHE.get(s)
+        if hit is None:
+            tag, v = resolve_plain(s)
+            kind = tag.rsplit(":", 1)[-1]
+            if kind in _PLAIN_REFUSED or (kind in ("int", "float") and isinstance(v, str)):
+                raise _Fallback()  # PyYAML makes a datetime, or refuses it
+            hit = (v,)
+            if len(_PLAIN_CACHE) < _PLAIN_CACHE_MAX:
+                _PLAIN_CACHE[s] = hit
+        return hit[0]
+    if ty & quoted:
+        return s
+    raise _Fallback()  # no style known
 
 
 def _path(node, *keys):
@@ -794,17 +1113,28 @@ def alm_examples_schema(bundle: Bundle, ctx):
         yield from _check_example(sf, text, off, item, t, label, at, budget)
 
 
-def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, at, budget: list):
+def _prepared(t: _Target, item: dict) -> Optional[tuple]:
+    """(the example's data as the API server validates it, its validator), or None."""
     got = t.compiled()
     if got is None:
-        return
+        return None
     schema, preserve_all = got
     data = _prune_nulls(item, schema)
     if t.status_sub and isinstance(data, dict):
         data.pop("status", None)  # the status subresource resets it on create
     val = _validator(schema, preserve_all, data)
-    if val is None:
+    return None if val is None else (data, val)
+
+
+def _check_example(sf, text: str, off: int, item: dict, t: _Target, label: str, at, budget: list):
+    try:
+        got = _prepared(t, item)
+    except _Fallback:
+        t.read_by_pyyaml()
+        got = _prepared(t, item)
+    if got is None:
         return
+    data, val = got
     where = f"the schema of {t.crd_name}, version {t.version}"
     try:
         errors = sorted(val.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
