@@ -226,6 +226,163 @@ def _pairs_hook(pairs):
     return None
 
 
+# ---------------------------------------------------------------------------------------
+# Where rapidyaml and libyaml part: texts rapidyaml reads and libyaml refuses, or reads
+# otherwise. Used by ``_value_clean`` (a blanked value that may be one is parsed in full) and by
+# alm-examples-schema's lazy view of schema texts (PyYAML reads those).
+
+# in the YAML text's UTF-8: a character outside PyYAML's printable set (PyYAML refuses the
+# text: an ASCII control character or DEL, a C1 control, U+FFFE or U+FFFF; a surrogate has no
+# UTF-8 but the encoder's surrogatepass bytes), or NEL, LS and PS (U+0085, U+2028, U+2029), which PyYAML reads as line breaks,
+# rapidyaml not. Bytes that _PRINTABLE_BYTES does not hold are ASCII ones outside PyYAML's set.
+# (A collection as a key, ? [a] or {a: 1}: b, which PyYAML cannot make a dictionary key of,
+# rapidyaml refuses too.)
+_PRINTABLE_BYTES = bytes([9, 10, 13, *range(32, 127), *range(128, 256)])
+_UNPRINTABLE_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbf[\xbe\xbf]|\xed[\xa0-\xbf]")
+
+
+def has_unprintable(data: bytes) -> bool:
+    """Whether YAML text's UTF-8 (surrogatepass) holds a character outside PyYAML's printable
+    set, or NEL, LS or PS: libyaml refuses the text or reads a line break where rapidyaml does
+    not."""
+    return bool(data.translate(None, _PRINTABLE_BYTES)) or (not data.isascii() and bool(_UNPRINTABLE_UTF8.search(data)))
+# a ':' before a tab or a flow indicator, or after a space, a line break, a flow indicator or
+# another ':' (one pass over the text's colons; ``odd_colons`` looks at each)
+_ODD_COLON = re.compile(r":(?:[\t,?\[\]{}]|(?<=[ \t\n\[{,:]:))")
+_FLOW_SCAN_MAX = 20_000
+
+
+def starts_scalar(text: str, i: int) -> bool:
+    """Whether a plain scalar may start at ``i``: first on its line (spaces and '- ' aside), or
+    after an indicator (':', '?', '-' and a space; '[', '{', ',')."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j < 0 or text[j] == "\n":
+        return True
+    c = text[j]
+    return c in "[{," or (c in ":?-" and j < i - 1)
+
+
+def _block_start(text: str, i: int) -> bool:
+    """Whether a block node may start at ``i``: first on its line (spaces and '- ' aside), or
+    after ': ', '- ' or '? '."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] == "\n" or (text[j] in ":?-" and j < i - 1)
+
+
+def _flow_start(text: str, i: int) -> bool:
+    """Whether a flow collection may open at ``i``: after ': ', '- ' or '? ', or first on its
+    line (spaces and '- ' aside) below a line ending with ':', '-', '?', ',', '[' or '{' (a
+    line below anything else goes on a scalar)."""
+    j = i - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    if j >= 0 and text[j] != "\n":
+        return text[j] in ":?-" and j < i - 1
+    while j > 0:
+        start = text.rfind("\n", 0, j) + 1
+        line = text[start:j].rstrip(" \t\r")
+        j = start - 1
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line[-1] in ":-?,[{"
+    return True
+
+
+def _flow_odd(text: str) -> bool:
+    """Whether a flow collection (``_flow_start``) holds, outside quotes, a plain scalar's ':'
+    right before ',', '?', '[', ']', '{' or '}', or a ':' where a scalar starts (libyaml:
+    "found unexpected ':'"); True too for a collection not closed within _FLOW_SCAN_MAX
+    characters (a superset)."""
+    starts = []
+    for ch in "[{":  # (str.find: a regular expression's character class scans several times slower)
+        i = text.find(ch)
+        while i >= 0:
+            if text[i - 1:i] in (" ", "\t", "\n", "") and _flow_start(text, i):
+                starts.append(i)
+            i = text.find(ch, i + 1)
+    starts.sort()
+    done = 0
+    n = len(text)
+    for i in starts:
+        if i < done:
+            continue
+        depth, j = 0, i
+        while j < n:
+            c = text[j]
+            if c in "[{":
+                depth += 1
+            elif c in "]}":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif c == '"' or c == "'":
+                j = _quote_end(text, j)
+            elif c == ":":
+                if text[j + 1:j + 2] in (",", "?", "[", "]", "{", "}") and text[j - 1] not in "\"'":
+                    return True  # (after a quoted key, ':' is the value indicator)
+                k = j - 1
+                while k > 0 and text[k] in " \t\r\n":
+                    k -= 1
+                if text[k] in "[{,:":
+                    return True
+            elif c == "#" and text[j - 1] in " \t\n":
+                j = text.find("\n", j)
+                j = n if j < 0 else j
+            if j - i > _FLOW_SCAN_MAX:
+                return True
+            j += 1
+        done = j
+    return False
+
+
+def _quote_end(text: str, j: int) -> int:
+    """The offset of the quote closing the one at ``j`` (the text's end when none)."""
+    q = text[j]
+    k = j + 1
+    while True:
+        k = text.find(q, k)
+        if k < 0:
+            return len(text)
+        if q == "'":
+            if text[k + 1:k + 2] == "'":
+                k += 2
+                continue
+            return k
+        b = k - 1
+        while text[b] == "\\":
+            b -= 1
+        if (k - 1 - b) % 2 == 0:
+            return k
+        k += 1
+
+
+def odd_colons(text: str) -> Optional[str]:
+    """"pyyaml" when the text may hold a tab after a key's colon, or in a flow collection a plain
+    scalar's ':' before ',', '?', '[', ']', '{' or '}' or a ':' opening a scalar (``_flow_odd``);
+    else "bare" when a ':' may stand alone where a block node starts ("- :", "k:\n  :": libyaml
+    refuses an empty plain key, rapidyaml reads one, KEYNIL, which ``_lazy_schema`` looks for in
+    the tree); else None. Supersets."""
+    flow = bare = False
+    for m in _ODD_COLON.finditer(text):
+        i = m.start()
+        nxt = text[i + 1:i + 2]
+        if nxt == "\t":
+            return "pyyaml"
+        if not flow:
+            k = i - 1
+            while k > 0 and text[k] in " \t\r\n":
+                k -= 1
+            flow = (nxt in (",", "?", "[", "]", "{", "}") and text[i - 1] not in "\"'") or text[k] in "[{,:"
+            if flow and _flow_odd(text):
+                return "pyyaml"
+        if not bare and nxt in (" ", "\r", "\n", "") and text[i - 1] in " \t\n":
+            bare = _block_start(text, i)
+    return "bare" if bare else None
+
+
 # verdicts on blanked values already checked: (SHA-256 of the value's text, depth room) ->
 # 'ok' or why not. 32 bytes a value; community-operators-prod has ~25,000 distinct schemas.
 _VERDICTS: dict = {}
@@ -244,7 +401,12 @@ def _value_clean(text: str, room: int, props: bool) -> str:
     key = (hashlib.sha256(data).digest(), room)
     why = _VERDICTS.get(key)
     if why is None:
-        why = "key-hazard" if _KEY_HAZARD.search(text) else _ryml_clean(data, room, props)
+        if _KEY_HAZARD.search(text):
+            why = "key-hazard"
+        elif has_unprintable(data) or odd_colons(text) is not None:
+            why = "libyaml-differs"  # (a "bare" ':' too: rapidyaml reads an empty key, libyaml refuses it)
+        else:
+            why = _ryml_clean(data, room, props)
         if len(_VERDICTS) >= _MAX_VERDICTS:
             _VERDICTS.clear()
         _VERDICTS[key] = why

@@ -280,6 +280,13 @@ SCHEMA_DOCS = {
     "anchor-inside": "spec:\n  openAPIV3Schema:\n    a: &x {type: object}\n    b: *x\n  c: *x\n",
     "tag-inside": "spec:\n  openAPIV3Schema:\n    a: !!str 1\n",
     "syntax-error-inside": "spec:\n  openAPIV3Schema:\n    a: [1, 2\n  x: 1\n",
+    # texts rapidyaml reads and libyaml refuses (or reads otherwise): the full parse decides
+    "flow-colon-first-inside": "spec:\n  openAPIV3Schema:\n    enum: [:a]\n  x: 1\n",
+    "flow-colon-before-comma-inside": "spec:\n  openAPIV3Schema:\n    enum: [b:,]\n  x: 1\n",
+    "bare-colon-key-inside": "spec:\n  openAPIV3Schema:\n    a:\n    - :\n  x: 1\n",
+    "line-separator-inside": "spec:\n  openAPIV3Schema:\n    description: x\u2028y\n  x: 1\n",
+    "control-character-inside": "spec:\n  openAPIV3Schema:\n    description: x\x07y\n  x: 1\n",
+    "tab-after-colon-inside": "spec:\n  openAPIV3Schema:\n    a:\t1\n    a: 2\n  x: 1\n",
     "tab-inside": "spec:\n  openAPIV3Schema:\n\ttype: object\n  x: 1\n",
     "under-indented-quote": "spec:\n  openAPIV3Schema:\n    description: \"a\nb\"\n  x: 1\n",
     "deep-inside": "spec:\n  openAPIV3Schema:\n" + "".join("  " * (i + 2) + f"k{i}:\n" for i in range(70)) + "  " * 72 + "v: 1\n",
@@ -328,7 +335,9 @@ def test_fast_yaml_path_equals_full_parse(name):
                                      "descriptors-then-dash-key"):
         assert got is not None, f"{name}: the fast path should apply"
     if name in ("repeated-key-inside", "anchor-inside", "syntax-error-inside", "deep-inside", "tab-inside", "repeated-skip-key",
-                "anchor-only-inside", "tag-on-mapping-inside", "alias-outside-anchor-inside", "descriptors-repeated-key"):
+                "anchor-only-inside", "tag-on-mapping-inside", "alias-outside-anchor-inside", "descriptors-repeated-key",
+                "flow-colon-first-inside", "flow-colon-before-comma-inside", "bare-colon-key-inside", "line-separator-inside",
+                "control-character-inside", "tab-after-colon-inside"):
         assert got is None, f"{name}: must fall back to the full parse"
 
 
