@@ -238,15 +238,18 @@ def test_documented_only_fields_can_be_made_optional(bundle):
     assert not _of(check(["."]), "csv-required-fields")
 
 
-def test_icon_type_mixups_are_warnings(bundle):
+def test_icon_type_mixups(bundle):
     """The catalog CI checks only that the mediatype is one of four; nothing compares it with
-    the data (calibration: a warning, raster or SVG)."""
+    the data. SVG data under a raster type or the reverse breaks the image (browsers do not
+    guess SVG): a warning; raster data under another raster type shows (browsers sniff raster
+    images): info (warn-audit)."""
     import base64
 
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
     svg = "PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxIDEiLz4="
     res = bundle((svg, png), ("mediatype: image/svg+xml", "mediatype: image/jpeg"))
-    assert [(f.severity, f.fix.replacement.strip()) for f in _of(res, "csv-metadata-format")] == [("warning", "mediatype: image/png")]
+    assert [(f.severity, f.fix.replacement.strip()) for f in _of(res, "csv-metadata-format")] == [("info", "mediatype: image/png")]
+    assert "sniff raster" in _of(res, "csv-metadata-format")[0].detail
     res = bundle(("mediatype: image/jpeg", "mediatype: image/svg+xml"))
     assert [(f.severity, f.message, "do not guess SVG" in f.detail) for f in _of(res, "csv-metadata-format")] == [
         ("warning", "the icon data is PNG but the mediatype says image/svg+xml", True)]

@@ -571,8 +571,10 @@ def csv_metadata_format(bundle: Bundle, ctx):
     %-escape, port or host character; more than one icon), and the API server (values of
     the wrong type). Warnings are what nothing refuses but readers notice: a URL Go accepts
     that is still not a working http(s) link (spaces in the path, no host, `mailto:`), an e-mail Go accepts that is unusual (a display name, no top-level domain),
-    an icon whose data is another image type than its mediatype, an empty keyword, a
-    `provider.url` that is not an http(s) URL. A displayName over 50 characters is info: the
+    an icon labelled SVG whose data is a raster image or the reverse (browsers do not guess
+    SVG), an empty keyword, a `provider.url` that is not an http(s) URL. Info: raster data
+    under another raster mediatype (JPEG labelled image/png: browsers sniff raster images,
+    so the icon shows). A displayName over 50 characters is info: the
     CI's pattern `.{3,50}` is matched as a prefix (only the minimum is enforced) and the
     community documentation asks only for "a short, readable name".
 
@@ -862,12 +864,12 @@ def _icon(sf, icon):
         kind = sniffed.split("/")[1].upper().replace("+XML", "")
         fix = fix_value(sf, mt, sniffed, f"use {sniffed}")
         if "svg" in sniffed or "svg" in mts:
-            why = "Browsers do not guess SVG, so the console most likely shows a broken image"
+            why, sev = "Browsers do not guess SVG, so the console most likely shows a broken image", "warning"
         else:
-            why = "Browsers guess raster formats, so it shows today, but the declared type is wrong"
-        yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts}.", severity="warning",
+            why, sev = "Browsers sniff raster images whatever the declared type, so the console shows it; only the label is wrong", "info"
+        yield finding(MF, sf, mt, f"the icon data is {kind} but the mediatype says {mts}.", severity=sev,
                       detail=f"{why}. Nothing refuses it (the catalog CI checks only that the mediatype is one of the four), "
-                      f"hence a warning. Write 'mediatype: {sniffed}'.", fix=fix)
+                      f"hence {'a warning' if sev == 'warning' else 'info'}. Write 'mediatype: {sniffed}'.", fix=fix)
 
 
 # ---------------------------------------------------------------------------------------
