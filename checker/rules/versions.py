@@ -853,8 +853,7 @@ define("infrastructure-features-deprecated", "warning",
       those releases read only the legacy annotation, so keeping both is right.
 
     Why: OpenShift 4.14 deprecates it in favour of one `features.operators.openshift.io/*`
-    annotation per feature (the form Red Hat's certification checks; the documentation
-    accepts both groups used in parallel). The console reads the newer annotations from 4.14
+    annotation per feature (the form Red Hat's certification checks). The console reads the newer annotations from 4.14
     and still reads the legacy one (openshift/console, `getInfrastructureFeatures` in
     operator-hub-utils; CONSOLE-3758 added the newer ones "while preserving support for existing
     infrastructure-features annotation"), so nothing breaks today.
@@ -912,7 +911,7 @@ def webhook_and_features(bundle: Bundle, ctx):
             newer = ann is not None and any(isinstance(k, str) and k.startswith("features.operators.openshift.io/") for k in ann.keys())
             early = len(late) < len(rng)  # the range also reaches 4.13 or earlier, whose consoles read only the legacy form
             if newer and early:
-                return  # both forms in parallel, as the documentation accepts: the legacy one serves the older consoles
+                return  # both forms in parallel: the legacy one serves the consoles before 4.14, the newer ones the later
             if newer:
                 yield finding("infrastructure-features-deprecated", csv.file, keynode,
                               f"operators.openshift.io/infrastructure-features is redundant beside the features.operators.openshift.io "
