@@ -299,3 +299,17 @@ def test_findings_are_one_short_sentence_with_the_why_and_fix_in_detail(rid, cop
             assert not f.message.endswith(".") and not re.search(r"[.!?] [A-Z]", f.message), f.message  # one sentence, no full stop
             assert f.detail and f.detail != f.message, (f.message, f.detail)
     assert seen, f"no bad fixture of {rid} reported it"
+
+
+@pytest.mark.parametrize("items,severity", [
+    # 'proxy' is not in the console's infrastructureFeatureMap (case-sensitive): nothing shows Proxy-aware
+    ('["disconnected", "proxy"]', "warning"),
+    # 'proxy-aware' in the same list already shows Proxy-aware: the unmapped item loses nothing (warn-audit)
+    ('["disconnected", "proxy", "proxy-aware"]', "info"),
+])
+def test_legacy_infrastructure_list_letter_case(bundle, items, severity):
+    res = bundle(("    capabilities: Basic Install\n",
+                  f"    capabilities: Basic Install\n    operators.openshift.io/infrastructure-features: '{items}'\n"))
+    (f,) = [f for f in _of(res, "feature-annotations") if "letter case" in f.message]
+    assert f.severity == severity and f.line == 10 and "'proxy'" in f.message
+    assert ("already shows" in f.detail) == (severity == "info")
