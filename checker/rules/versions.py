@@ -506,9 +506,12 @@ define("no-version-constraints", "warning", "The bundle declares no OpenShift or
     What: none of `com.redhat.openshift.versions`, `olm.maxOpenShiftVersion`, or
     `spec.minKubeVersion` is set.
 
-    Why: "Your operator bundle is not specifying the OpenShift or Kubernetes version(s) which
-    are supported by it": it is published to every catalog and checked against every known
-    release with a catalog (4.6 and later), including those where APIs it uses are removed.
+    Why: it is published to every catalog and checked against every known release with a
+    catalog (4.6 and later), including those where APIs it uses are removed. operator-sdk's
+    operatorhub validator, which the community catalog's CI runs, warns already when
+    minKubeVersion alone is missing ("It is recommended you provide this information.
+    Otherwise, it would mean that your operator project can be distributed and installed in
+    any cluster version available"); this rule reports only a bundle with no constraint at all.
     It replaces `ocp-versions-missing` at the same place (one finding for one problem) unless
     that one is the more severe (the `certified` profile, or a configuration raising it). Not
     reported for operators whose file-based catalogs decide publication.
