@@ -334,7 +334,8 @@ def feature_annotations(bundle: Bundle, ctx):
     legacy `operators.openshift.io/infrastructure-features` list is checked with the
     spellings the console maps (`Disconnected`, `Proxy`, `proxy-aware`, `FIPS`, `fips`,
     `tls`, ...: openshift/console's infrastructureFeatureMap in operator-hub-utils.ts), with
-    the console's letter case (`proxy` is not mapped).
+    the console's letter case (`proxy` is not mapped: a warning; info when another item of the
+    same list already shows that feature, e.g. `["proxy", "proxy-aware"]`).
 
     Fix: quote the value ("true"/"false") and use the documented key.
 
@@ -399,11 +400,18 @@ def _legacy_list_case(sf, node):
     by_lower = {}
     for k in cmap:
         by_lower.setdefault(k.lower(), k)
+    shown = {cmap[i] for i in doc if isinstance(i, str) and i in cmap}  # what the console shows from this list
     for off, item in json_array_items(node.value):
         if not isinstance(item, str) or item in cmap or item.strip().lower() not in by_lower:
             continue
         want = by_lower[item.strip().lower()]
         ln, col = pos_in(sf, node, off)
+        if cmap[want] in shown:  # another item of the list already shows the feature: nothing is lost
+            yield finding("feature-annotations", sf, None,
+                          f"'{clip(item, 40)}' in {inf['key']} is not a spelling the console maps (letter case).",
+                          detail=f"The console ignores it, but another item of the list already shows the operator as "
+                          f"'{cmap[want]}' (info). Remove it, or write '{want}'.", line=ln, column=col, severity="info")
+            continue
         yield finding("feature-annotations", sf, None,
                       f"'{clip(item, 40)}' in {inf['key']} is not a spelling the console maps (letter case).",
                       detail="The console matches the list's items case-sensitively, so it does not show the operator as "

@@ -506,9 +506,12 @@ define("no-version-constraints", "warning", "The bundle declares no OpenShift or
     What: none of `com.redhat.openshift.versions`, `olm.maxOpenShiftVersion`, or
     `spec.minKubeVersion` is set.
 
-    Why: "Your operator bundle is not specifying the OpenShift or Kubernetes version(s) which
-    are supported by it": it is published to every catalog and checked against every known
-    release with a catalog (4.6 and later), including those where APIs it uses are removed.
+    Why: it is published to every catalog and checked against every known release with a
+    catalog (4.6 and later), including those where APIs it uses are removed. operator-sdk's
+    operatorhub validator, which the community catalog's CI runs, warns already when
+    minKubeVersion alone is missing ("It is recommended you provide this information.
+    Otherwise, it would mean that your operator project can be distributed and installed in
+    any cluster version available"); this rule reports only a bundle with no constraint at all.
     It replaces `ocp-versions-missing` at the same place (one finding for one problem) unless
     that one is the more severe (the `certified` profile, or a configuration raising it). Not
     reported for operators whose file-based catalogs decide publication.
@@ -841,17 +844,26 @@ define("webhook-admission-review-versions", "warning", "A webhook does not accep
         admissionReviewVersions: [v1, v1beta1]
     """)
 
-define("infrastructure-features-deprecated", "warning", "operators.openshift.io/infrastructure-features is deprecated", category=CAT, explanation="""
+define("infrastructure-features-deprecated", "warning",
+       "operators.openshift.io/infrastructure-features is deprecated (warning without the newer annotations, info beside them)",
+       category=CAT, mixed=True, explanation="""
     What: the CSV uses the `operators.openshift.io/infrastructure-features` annotation while its
     range reaches OpenShift 4.14 or later.
+    - Without any `features.operators.openshift.io/*` annotation: warning.
+    - Beside them, in a range that reaches only 4.14 and later: info (the legacy annotation is
+      redundant there).
+    - Beside them, in a range that also reaches 4.13 or earlier: not reported. The consoles of
+      those releases read only the legacy annotation, so keeping both is right.
 
-    Why: the documentation deprecates it in favour of one `features.operators.openshift.io/*`
-    annotation per feature (the form Red Hat's certification checks). The console still reads
-    the legacy annotation (openshift/console, `getInfrastructureFeatures` in
-    operator-hub-utils), so nothing breaks today.
+    Why: OpenShift 4.14 deprecates it in favour of one `features.operators.openshift.io/*`
+    annotation per feature (the form Red Hat's certification checks). The console reads the newer annotations from 4.14
+    and still reads the legacy one (openshift/console, `getInfrastructureFeatures` in
+    operator-hub-utils; CONSOLE-3758 added the newer ones "while preserving support for existing
+    infrastructure-features annotation"), so nothing breaks today.
 
-    Fix: replace it with one `features.operators.openshift.io/<feature>: "true"|"false"`
-    annotation per feature (disconnected, fips-compliant, proxy-aware, tls-profiles, ...).
+    Fix: add one `features.operators.openshift.io/<feature>: "true"|"false"` annotation per
+    feature (disconnected, fips-compliant, proxy-aware, tls-profiles, ...); drop the legacy
+    annotation once the range no longer reaches 4.13 or earlier.
     """)
 
 
@@ -899,12 +911,25 @@ def webhook_and_features(bundle: Bundle, ctx):
         if late:
             ann = csv.annotations()
             keynode = ann.key_node("operators.openshift.io/infrastructure-features") if ann is not None else inf
+            newer = ann is not None and any(isinstance(k, str) and k.startswith("features.operators.openshift.io/") for k in ann.keys())
+            early = len(late) < len(rng)  # the range also reaches 4.13 or earlier, whose consoles read only the legacy form
+            if newer and early:
+                return  # both forms in parallel: the legacy one serves the consoles before 4.14, the newer ones the later
+            if newer:
+                yield finding("infrastructure-features-deprecated", csv.file, keynode,
+                              f"operators.openshift.io/infrastructure-features is redundant beside the features.operators.openshift.io "
+                              f"annotations on OpenShift {_rels(late)}", ocp=late, severity="info",
+                              detail="It is deprecated from 4.14, whose console reads the newer annotations this CSV already has, and "
+                              "the range reaches no earlier release. It can be dropped; nothing refuses it.")
+                return
+            before = (" Keep it beside them while the range reaches OpenShift 4.13 or earlier, whose consoles read only this "
+                      "annotation.") if early else " Then drop it."
             yield finding("infrastructure-features-deprecated", csv.file, keynode,
                           f"operators.openshift.io/infrastructure-features is deprecated on OpenShift {_rels(late)}", ocp=late,
                           detail="The console still reads it, but the documentation and Red Hat's certification use the newer "
-                          "annotations. Replace it with one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation "
+                          "annotations. Add one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation "
                           "per feature (disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure, "
-                          "token-auth-gcp).")
+                          "token-auth-gcp)." + before)
 
 
 def _infrastructure_list(csv, node):
