@@ -61,6 +61,23 @@ def test_limits_count_as_requests(copy_fixture):
     assert not [f for f in res.findings if f.rule == "resource-requests"]
 
 
+
+def test_eviction_reason_names_best_effort_only_when_no_container_sets_resources(copy_fixture):
+    """The detail says the pod is BestEffort (evicted first) only when no container of the pod
+    sets a CPU or memory request or limit; here kube-rbac-proxy requests memory."""
+    res = _case(copy_fixture, "resource-requests/bad")
+    found = [f for f in res.findings if f.rule == "resource-requests"]
+    assert found and all("BestEffort" not in f.detail and "ranks the pod early for eviction" in f.detail for f in found)
+    csv = [os.path.join("manifests", n) for n in os.listdir("manifests") if n.endswith(".clusterserviceversion.yaml")][0]
+    with open(csv) as fh:
+        text = fh.read()
+    with open(csv, "w") as fh:
+        fh.write(text.replace("                    resources:\n                      requests:\n                        memory: 32Mi\n", ""))
+    res = check(["."])
+    found = [f for f in res.findings if f.rule == "resource-requests"]
+    assert len(found) == 2 and all("the pod is BestEffort" in f.detail for f in found)
+
+
 WRONG_SHAPES = [
     ("  customresourcedefinitions:\n", "  customresourcedefinitions:\n    required: {a: 1}\n  ignored:\n"),
     ("  relatedImages:\n", "  apiservicedefinitions:\n    owned: [1, [2], {group: 3, version: null, kind: [], name: {}, deploymentName: 7}]\n    required: text\n"

@@ -398,6 +398,13 @@ def resource_requests(bundle: Bundle, ctx):
         containers = ps.get("containers")
         if not isinstance(containers, Sequence):
             continue
+        # a pod none of whose containers sets a CPU or memory request or limit is BestEffort
+        # (the kubelet evicts such pods first); otherwise the unset resource counts as used
+        # beyond the request, which ranks the pod early for eviction
+        best_effort = not any(_sets_resources(c) for key in ("containers", "initContainers")
+                              for c in (ps.get(key) if isinstance(ps.get(key), Sequence) else ()))
+        evicted = ("the pod is BestEffort, the first the kubelet evicts under node pressure" if best_effort else
+                   "what it uses counts as beyond its request, which ranks the pod early for eviction under node pressure")
         for c in containers:
             if not isinstance(c, Mapping):
                 continue
@@ -418,9 +425,18 @@ def resource_requests(bundle: Bundle, ctx):
             yield finding("resource-requests", sf, node,
                           f"container '{cname}' of deployment '{clip(dname or '(unnamed)')}' requests no {what}",
                           detail=f"It sets no {what} limit either, which Kubernetes would copy into the request. Without requests the "
-                          "scheduler cannot place the pod sensibly, it is the first to be evicted under pressure, and namespaces with a "
-                          "ResourceQuota refuse to create it. Add resources.requests."
+                          f"scheduler cannot place the pod sensibly, {evicted}, and a namespace whose ResourceQuota covers "
+                          f"{what.lower()} refuses the pod unless a LimitRange gives defaults. Add resources.requests."
                           f"{' and resources.requests.'.join(m.lower() for m in missing)} with what the operator needs (e.g. cpu: 10m, memory: 64Mi).")
+
+
+def _sets_resources(c) -> bool:
+    """Whether a container sets a CPU or memory request or limit (its pod is then not BestEffort)."""
+    res = c.get("resources") if isinstance(c, Mapping) else None
+    if not isinstance(res, Mapping):
+        return False
+    return any(isinstance(res.get(k), Mapping) and _quantity(res.get(k).get(r))
+               for k in ("requests", "limits") for r in ("cpu", "memory"))
 
 
 def _quantity(node) -> bool:
@@ -439,9 +455,12 @@ define("resource-requests", "warning", "A container of the CSV's deployments has
     into it), so only containers with neither are reported; operator-sdk's good-practices
     validator, by contrast, only notices a container whose `requests` are missing altogether.
 
-    Why: a pod without requests is scheduled as if it needed nothing, is evicted first when
-    the node runs short, and cannot be created at all in namespaces whose ResourceQuota
-    covers CPU or memory (the Operator SDK best practices, "Managing resources").
+    Why: a pod without requests is scheduled as if it needed nothing; when the node runs
+    short the kubelet evicts it early (first of all when no container of the pod sets any
+    request or limit: a BestEffort pod; otherwise its use counts as beyond its request); and
+    it cannot be created at all in namespaces whose ResourceQuota covers CPU or memory unless
+    a LimitRange gives defaults (the Operator SDK best practices, "Managing resources";
+    Kubernetes, "Node-pressure eviction" and "Resource quotas").
 
     Fix: add `resources.requests` with what the operator needs.
 
