@@ -12,7 +12,9 @@ from typing import Optional
 from ..finding import Fix, clip
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
+from ..versions import release_ranges, vkey
 from . import finding, refusal, rule, value_fix
+from .csv_common import data
 
 # The grammar of github.com/distribution/reference (regexp.go), as
 # reference.ParseNormalizedNamed applies it (operator-framework/api's
@@ -122,36 +124,46 @@ def _repaired(s: str) -> Optional[str]:
 scalar_fix = value_fix  # kept for the modules that import it from here
 
 
-@rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference", refused_by=[
-    refusal("catalog-ci", "operator-framework/api's bundle validator (validateRelatedImages, from api v0.40.0) reports an "
-            "empty image or a pull spec reference.ParseNormalizedNamed rejects as an error, and operator-sdk bundle validate "
-            "fails the community catalog's pull request on it",
-            "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/bundle.go"),
-    refusal("opm", "opm's catalog model refuses a related image without an image (\"image must be set\"), so a catalog "
-            "holding the bundle fails validation",
-            "https://github.com/operator-framework/operator-registry/blob/master/alpha/model/model.go"),
+@rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference", mixed=True, refused_by=[
+    refusal("api-server", "from OpenShift 4.8 (OLM 0.18, operator-framework/api v0.8.0) the ClusterServiceVersion CRD "
+            "requires every relatedImages entry to be a mapping with a string image and name, so the API server refuses "
+            "a CSV whose entry lacks its image (error on the releases from 4.8 the bundle installs on; a warning when "
+            "it installs only on older ones)",
+            "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"),
 ])
 def related_image_invalid(bundle: Bundle, ctx):
     """
     What: every entry of the CSV's `spec.relatedImages` needs an `image` that is a valid image
     reference: `registry/path[:tag][@digest]`, lowercase repository path, a tag of at most 128
     characters, a digest such as `sha256:` followed by 64 hexadecimal characters; no scheme
-    (`docker://`, `https://`) and no spaces. olm-check applies the grammar of
-    distribution/reference (`ParseNormalizedNamed`), the same check operator-sdk's bundle
-    validation runs.
+    (`docker://`, `oci://`, `https://`) and no spaces. olm-check applies the grammar of
+    distribution/reference (`ParseNormalizedNamed`).
+
+    An **error** when the API server refuses the CSV: relatedImages that is not a list, an
+    entry that is not a mapping, an entry without an `image` (often the image given under
+    `value:`), or an image that is not a string. The ClusterServiceVersion CRD has required
+    these since OpenShift 4.8 (OLM 0.18); the finding names the releases from 4.8 the bundle
+    installs on, and is a warning when it installs only on 4.6-4.7, whose CRD has no schema
+    for relatedImages. A **warning** for an empty image (`image: ""`) or a string that is not
+    a valid reference: nothing refuses those today. opm does not validate related images (its
+    catalog model leaves the check out because production catalogs hold entries without
+    images), and the pull spec check operator-framework/api added in v0.40.0
+    (`validateRelatedImages`, February 2026) is not in any operator-sdk release yet
+    (operator-sdk v1.42 builds on api v0.34; the community catalog pipeline runs v1.36.1).
 
     Why: relatedImages tell mirroring tools (`oc adm catalog mirror`, `oc-mirror`) which images
-    to copy for disconnected clusters and appear in the catalog; an invalid reference fails
-    `operator-sdk bundle validate` (operator-framework/api's bundle validator, run by the
-    community catalog's CI), an entry without an image fails opm's catalog validation, and
-    either breaks the mirror.
+    to copy for disconnected clusters and appear in the catalog; an entry without a usable
+    pull spec leaves its image unmirrored, and on OpenShift 4.8 and later an entry without
+    an image keeps the CSV from being created at all.
 
-    Fix: write the full pull spec, ideally pinned by digest.
+    Fix: write the full pull spec under `image:`, ideally pinned by digest.
 
     Bad:
         relatedImages:
           - name: operator
-            image: docker://quay.io/Example/operator:v1.0.0
+            value: quay.io/example/operator:v1.0.0
+          - name: agent
+            image: docker://quay.io/Example/agent:v1.0.0
     Good:
         relatedImages:
           - name: operator
@@ -165,20 +177,27 @@ def related_image_invalid(bundle: Bundle, ctx):
         return
     sf = csv.file
     ri = spec.get("relatedImages")
+    since = vkey(str(data()["related_images_schema_from"]))
+    refusing = [r for r in ctx.ocp.releases if r.ocp in bundle.versions.ocp_installable and r.key >= since]
+
+    def refused(node, message, detail, fix=None):
+        """A finding the API server's CSV schema refuses on the releases in ``refusing``."""
+        if refusing:
+            return finding("related-image-invalid", sf, node, message, severity="error", ocp=refusing, fix=fix,
+                           detail=f"The API server refuses the CSV on OpenShift {release_ranges([r.ocp for r in refusing])}: {detail}")
+        return finding("related-image-invalid", sf, node, message, severity="warning", fix=fix,
+                       detail=f"The releases the bundle installs on (before 4.8) accept it, but OpenShift 4.8 and later "
+                       f"refuse the CSV, and mirroring tools have no image to copy: {detail}")
     if isinstance(ri, Scalar) and ri.value is None:
         return  # `relatedImages:` with nothing: no images listed
     if not isinstance(ri, Sequence):
-        yield finding("related-image-invalid", sf, ri,
-                      f"spec.relatedImages is {ri.type_name()}, not a list of {{name, image}} entries",
-                      detail="Mirroring tools cannot read it, and the API server refuses the CSV. Write one "
-                      "'- name: ..., image: ...' entry per image.")
+        yield refused(ri, f"spec.relatedImages is {ri.type_name()}, not a list of {{name, image}} entries",
+                      "write one '- name: ..., image: ...' entry per image.")
         return
     for i, entry in enumerate(ri):
         if not isinstance(entry, Mapping):
-            yield finding("related-image-invalid", sf, entry,
-                          f"relatedImages entry {i + 1} is {entry.type_name()}, not a mapping with 'name' and 'image'",
-                          detail="Mirroring tools cannot read it, and the API server refuses the CSV. Write it as "
-                          "'- name: <name>' with 'image: <pull spec>'.")
+            yield refused(entry, f"relatedImages entry {i + 1} is {entry.type_name()}, not a mapping with 'name' and 'image'",
+                          "write it as '- name: <name>' with 'image: <pull spec>'.")
             continue
         img = entry.get("image")
         label = f"relatedImages '{entry.str('name')}'" if entry.str("name") else f"relatedImages entry {i + 1}"
@@ -193,22 +212,22 @@ def related_image_invalid(bundle: Bundle, ctx):
                 fix = None
                 if line[k.col - 1:k.col - 1 + len(key)] == key:
                     fix = Fix(k.line, line[:k.col - 1] + "image" + line[k.col - 1 + len(key):], "name the field 'image'")
-                yield finding("related-image-invalid", sf, k,
-                              f"{label} gives its image under '{key}:', but the field is 'image:'", fix=fix,
-                              detail="Mirroring tools and operator-sdk's bundle validation see an entry without an image. "
-                              "Rename the key to 'image'.")
+                yield refused(k, f"{label} gives its image under '{key}:', but the field is 'image:'",
+                              "the entry has no image. Rename the key to 'image'.", fix=fix)
                 continue
-        if img is None or (isinstance(img, Scalar) and img.value in (None, "")):
-            yield finding("related-image-invalid", sf, img if img is not None else entry,
-                          f"{label} has no image",
-                          detail="Mirroring tools and operator-sdk's bundle validation need the pull spec. Set 'image:' "
-                          "to the image reference (registry/path@sha256:...), or remove the entry.")
+        if img is None or (isinstance(img, Scalar) and img.value is None):
+            yield refused(img if img is not None else entry, f"{label} has no image",
+                          "every entry needs 'image:'. Set it to the image reference (registry/path@sha256:...), "
+                          "or remove the entry.")
+            continue
+        if isinstance(img, Scalar) and img.value == "":
+            yield finding("related-image-invalid", sf, img, f"{label} has an empty image", severity="warning",
+                          detail="Mirroring tools have nothing to copy for it (the API server and catalog CI accept it). "
+                          "Set 'image:' to the image reference (registry/path@sha256:...), or remove the entry.")
             continue
         if not (isinstance(img, Scalar) and isinstance(img.value, str)):
-            yield finding("related-image-invalid", sf, img,
-                          f"the image of {label} is {img.type_name()}, not a string",
-                          detail="The API server refuses the CSV, and mirroring tools cannot read it. Write the image "
-                          "reference as a string.")
+            yield refused(img, f"the image of {label} is {img.type_name()}, not a string",
+                          "write the image reference as a string.")
             continue
         problem = image_reference_problem(img.value)
         if problem is None:
@@ -216,9 +235,9 @@ def related_image_invalid(bundle: Bundle, ctx):
         fixed = _repaired(img.value)
         fix = scalar_fix(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
         yield finding("related-image-invalid", sf, img,
-                      f"invalid image reference: {_brief(problem)}", fix=fix,
-                      detail=f"The image '{clip(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot pull it and operator-sdk's "
-                      "bundle validation (run by catalog CI) rejects it. " + (f"Write '{fixed}'." if fixed else
+                      f"invalid image reference: {_brief(problem)}", fix=fix, severity="warning",
+                      detail=f"The image '{clip(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot copy it "
+                      "(the API server, opm and catalog CI accept it today). " + (f"Write '{fixed}'." if fixed else
                                         "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."))
 
 
