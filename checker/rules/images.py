@@ -141,7 +141,7 @@ def related_image_invalid(bundle: Bundle, ctx):
 
     An **error** when the API server refuses the CSV: relatedImages that is not a list, an
     entry that is not a mapping, an entry without an `image` (often the image given under
-    `value:`), or an image that is not a string. The ClusterServiceVersion CRD has required
+    `value:`) or without a `name`, or an image or name that is not a string. The ClusterServiceVersion CRD has required
     these since OpenShift 4.8 (OLM 0.18); the finding names the releases from 4.8 the bundle
     installs on, and is a warning when it installs only on 4.6-4.7, whose CRD has no schema
     for relatedImages. A **warning** for an empty image (`image: ""`) or a string that is not
@@ -201,6 +201,13 @@ def related_image_invalid(bundle: Bundle, ctx):
             continue
         img = entry.get("image")
         label = f"relatedImages '{entry.str('name')}'" if entry.str("name") else f"relatedImages entry {i + 1}"
+        name = entry.get("name")
+        if name is None or (isinstance(name, Scalar) and name.value is None):
+            yield refused(name if name is not None else entry, f"{label} has no name",
+                          "every entry needs 'name:' beside 'image:'. Name the image (e.g. after its component).")
+        elif not (isinstance(name, Scalar) and isinstance(name.value, str)):
+            yield refused(name, f"the name of {label} is {name.type_name()}, not a string",
+                          "write the name as a string (quote it).")
         if img is None:
             misnamed = [(k, v) for k, v in entry.items() if isinstance(k, Scalar) and k.value not in ("name", "image")
                         and isinstance(v, Scalar) and isinstance(v.value, str) and "/" in v.value
