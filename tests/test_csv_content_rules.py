@@ -173,7 +173,8 @@ def test_link_url_severity_follows_gos_parser(bundle, url, severity, fix):
 def test_missing_field_is_reported_once(bundle):
     res = bundle(("  displayName: Example Operator\n", ""), ("  version: 1.0.0\n", "  version: ''\n"))
     req = _of(res, "csv-required-fields")
-    assert sorted(f.message.split(" is missing")[0] for f in req) == ["spec.displayName", "spec.version"]
+    # a key that is there but blank is "empty", one that is not there "missing"
+    assert sorted(f.message for f in req) == ["spec.displayName is missing", "spec.version is empty"]
     assert not _of(res, "csv-metadata-format") and not _of(res, "csv-version")
 
 

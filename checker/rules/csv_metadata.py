@@ -351,13 +351,16 @@ def _required(bundle: Bundle, ctx):
     md = csv.metadata
     RF = "csv-required-fields"
 
-    def missing(node, what, why, how, severity=None, name=None):
-        # name: the field as the optional option names it (what, unless what says more)
-        return (name or what, finding(RF, sf, node, f"{what} is missing.", severity=severity,
+    def missing(parent, value, what, why, how, severity=None, name=None):
+        # the finding at the value when the key is there but blank ("is empty"), else at its
+        # parent ("is missing"); name: the field as the optional option names it (what, unless
+        # what says more)
+        node, state = (parent, "missing") if value is None else (value, "empty")
+        return (name or what, finding(RF, sf, node, f"{what} is {state}.", severity=severity,
                                       detail=f"{why[:1].upper()}{why[1:]}. {how}"))
 
     if md is not None and md.get("name") is None and md.get("generateName") is not None:
-        yield missing(md, "metadata.name", "OLM identifies the CSV, its upgrade edges and everything it installs by it "
+        yield missing(md, None, "metadata.name", "OLM identifies the CSV, its upgrade edges and everything it installs by it "
                       "(generateName is not enough)", "Add 'name: <package>.v<version>'.")
     spn = root.get("spec")
     if spn is None:
@@ -383,7 +386,7 @@ def _required(bundle: Bundle, ctx):
     def need(key, what, why, how, severity=None):
         v = sp.get(key)
         if is_blank(v):
-            return missing(sp if v is None else v, what, why, how, severity)
+            return missing(sp, v, what, why, how, severity)
         return None, None
 
     checks = [
@@ -405,15 +408,15 @@ def _required(bundle: Bundle, ctx):
             yield f
     prov = sp.get("provider")
     if is_blank(prov):
-        yield missing(sp if prov is None else prov, "spec.provider", "the console shows who provides the operator, and catalog CI fails without it",
+        yield missing(sp, prov, "spec.provider", "the console shows who provides the operator, and catalog CI fails without it",
                       "Add 'provider: {name: <company or project>}'.")
     elif isinstance(prov, Mapping) and is_blank(prov.get("name")):
         pn = prov.get("name")
-        yield missing(prov if pn is None else pn, "spec.provider.name", "the console shows who provides the operator, and catalog CI fails without it",
+        yield missing(prov, pn, "spec.provider.name", "the console shows who provides the operator, and catalog CI fails without it",
                       "Add 'name: <company or project>' under provider.")
     inst = sp.get("install")
     if is_blank(inst):
-        yield missing(sp if inst is None else inst, "spec.install (the install strategy)", "OLM has no deployment to create",
+        yield missing(sp, inst, "spec.install (the install strategy)", "OLM has no deployment to create",
                       "Add 'install: {strategy: deployment, spec: {deployments: [...], permissions: [...]}}'.", name="spec.install")
     elif not isinstance(inst, Mapping):
         yield None, finding(RF, sf, inst, f"spec.install is {inst.type_name()}, not a mapping with 'strategy: deployment' and "
@@ -423,14 +426,14 @@ def _required(bundle: Bundle, ctx):
     else:
         st = inst.get("strategy")
         if is_blank(st):
-            yield missing(inst if st is None else st, "spec.install.strategy", "OLM only knows the 'deployment' strategy and refuses a CSV without one",
+            yield missing(inst, st, "spec.install.strategy", "OLM only knows the 'deployment' strategy and refuses a CSV without one",
                           "Add 'strategy: deployment'.")
         elif text(st) != "deployment":
             yield None, finding(RF, sf, st, f"spec.install.strategy is '{shown(st)}', not 'deployment'.",
                                 detail="OLM only supports 'deployment' and cannot install anything else. Write 'strategy: deployment'.")
         ispec = inst.get("spec")
         if is_blank(ispec):
-            yield missing(inst if ispec is None else ispec, "spec.install.spec", "it holds the deployments and permissions OLM creates",
+            yield missing(inst, ispec, "spec.install.spec", "it holds the deployments and permissions OLM creates",
                           "Add 'spec: {deployments: [...]}' under install.")
         elif not isinstance(ispec, Mapping):
             yield None, finding(RF, sf, ispec, f"spec.install.spec is {ispec.type_name()}, not a mapping with deployments.",
@@ -439,7 +442,7 @@ def _required(bundle: Bundle, ctx):
         else:
             deps = ispec.get("deployments")
             if is_blank(deps):
-                yield missing(ispec if deps is None else deps, "spec.install.spec.deployments", "OLM has no operator deployment to create",
+                yield missing(ispec, deps, "spec.install.spec.deployments", "OLM has no operator deployment to create",
                               "Add at least one deployment: '- name: <operator>-controller-manager' with its 'spec'.")
             elif not isinstance(deps, Sequence):
                 yield None, finding(RF, sf, deps, f"spec.install.spec.deployments is {deps.type_name()}, not a list of deployments.",
@@ -467,7 +470,7 @@ def _required(bundle: Bundle, ctx):
     anchor = ann if ann is not None else (md if md is not None else root)
     cap = ann.get("capabilities") if ann is not None else None
     if is_blank(cap):
-        yield missing(anchor if cap is None else cap, "the capabilities annotation",
+        yield missing(anchor, cap, "the capabilities annotation",
                       "the console shows the operator's capability level from it (and assumes Basic Install without it)",
                       f"Add 'capabilities: Basic Install' (one of {', '.join(data()['capabilities'])}) under metadata.annotations.",
                       severity="warning", name="capabilities")
@@ -480,7 +483,7 @@ def _required(bundle: Bundle, ctx):
                          ("operators.openshift.io/valid-subscription", "certification requires the subscriptions that entitle use")):
             v = ann.get(key) if ann is not None else None
             if is_blank(v):
-                yield missing(anchor if v is None else v, f"the {key} annotation", why + " (Red Hat certification requirement)",
+                yield missing(anchor, v, f"the {key} annotation", why + " (Red Hat certification requirement)",
                               f"Add '{key}: ...' under metadata.annotations.", name=key)
 
 
