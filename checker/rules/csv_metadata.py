@@ -572,7 +572,8 @@ def csv_metadata_format(bundle: Bundle, ctx):
     the wrong type). Warnings are what nothing refuses but readers notice: a URL Go accepts
     that is still not a working http(s) link (spaces in the path, no host, `mailto:`), an e-mail Go accepts that is unusual (a display name, no top-level domain),
     an icon labelled SVG whose data is a raster image or the reverse (browsers do not guess
-    SVG), an empty keyword, a `provider.url` that is not an http(s) URL. Info: raster data
+    SVG), an empty keyword. Info: a `provider.url` that is not an http(s) URL (the OpenShift
+    console shows only `provider.name`, never the URL), raster data
     under another raster mediatype (JPEG labelled image/png: browsers sniff raster images,
     so the icon shows). A displayName over 50 characters is info: the
     CI's pattern `.{3,50}` is matched as a prefix (only the minimum is enforced) and the
@@ -666,12 +667,19 @@ def csv_metadata_format(bundle: Bundle, ctx):
             pu = prov.get("url")
             if not is_blank(pu):
                 s = text(pu)
-                p = url_problem(s) if s is not None else f"is {pu.type_name()}, not a URL"
-                if p:
-                    yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}.", severity="warning",
-                                  detail="The console turns it into a link that does not work (nothing refuses it, hence a warning). "
-                                  "Write a full URL such as https://example.com.", fix=fix_value(sf, pu, "https://" + s, "add https://")
-                                  if s and p.startswith("needs an http") and "://" not in s else None)
+                if s is None:
+                    yield finding(MF, sf, pu, f"spec.provider.url is {pu.type_name()}, not a string.", severity="error",
+                                  detail="The ClusterServiceVersion CRD's schema types it as a string, so the API server refuses "
+                                  "the CSV. Write the URL as a string such as https://example.com.")
+                else:
+                    p = url_problem(s)
+                    if p:
+                        yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}.", severity="info",
+                                      detail="Nothing refuses it and the OpenShift console does not show provider.url (its "
+                                      "operator pages show only provider.name), hence info; other catalog readers may "
+                                      "link it. Write a full URL such as https://example.com.",
+                                      fix=fix_value(sf, pu, "https://" + s, "add https://")
+                                      if s and p.startswith("needs an http") and "://" not in s else None)
 
     mt = sp.get("maintainers")
     if not is_blank(mt):
