@@ -1074,7 +1074,10 @@ def valid_subscription(bundle: Bundle, ctx):
     Why: the console shows these on the operator's page ("Valid subscriptions") and filters
     OperatorHub by them; it JSON.parses the value and silently ignores anything but an array
     of strings, so a malformed value shows nothing. Nothing refuses the bundle for that:
-    a warning. Red Hat's release policy asks for a non-empty list of unique items. A YAML
+    a warning. An empty value, an empty list or a bare 'none' is info: the console shows '-',
+    exactly as without the annotation (openshift/console, operator-hub-utils.ts
+    `getValidSubscription`); Red Hat certification requires the annotation, so in the
+    `certified` profile an empty value or list stays a warning. A YAML
     list instead of a JSON string cannot be decoded at all (annotations are strings): the
     API server refuses the CSV (an error).
 
@@ -1090,9 +1093,15 @@ def valid_subscription(bundle: Bundle, ctx):
         return
     sf = csv.file
     VS = "valid-subscription"
+    # empty or "none": the console shows '-', as without the annotation; only Red Hat
+    # certification asks for a non-empty list (certified profile: warning, else info)
+    empty_sev = None if ctx.profile == "certified" else "info"
+    empty_why = ("Red Hat certification requires the subscriptions that entitle use" if ctx.profile == "certified" else
+                 "The console shows '-' under Valid subscriptions, as without the annotation, so nothing is lost (info); "
+                 "only Red Hat certification asks for a list")
     if is_blank(node) and isinstance(node, Scalar):
-        yield finding(VS, sf, node, f"{VALID_SUB} is empty.",
-                      detail="It must list the subscriptions that entitle use, e.g. '[\"OpenShift Container Platform\"]'.")
+        yield finding(VS, sf, node, f"{VALID_SUB} is empty.", severity=empty_sev,
+                      detail=f"{empty_why}. List the subscriptions, e.g. '[\"OpenShift Container Platform\"]', or remove the annotation.")
         return
     items, problems = _json_string_array(sf, node, VALID_SUB, VS)
     if problems and items is None and isinstance(node, Scalar) and isinstance(node.value, str) and not node.value.strip().startswith("["):
@@ -1101,7 +1110,9 @@ def valid_subscription(bundle: Bundle, ctx):
         p.line, p.column = node.line, node.col
         if node.value.strip().lower() in ("none", "n/a", "na", "-", "null", "no"):
             p.message = f"{VALID_SUB} is '{shown(node, 40)}', not a JSON array."
-            p.detail = "The console ignores it. An operator that needs no subscription does not set the annotation: remove it."
+            p.detail = ("The console ignores it and shows '-' under Valid subscriptions, as without the annotation, so "
+                        "nothing is lost (info). An operator that needs no subscription does not set the annotation: remove it.")
+            p.severity = "info"
             yield p
             return
         want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
@@ -1114,8 +1125,8 @@ def valid_subscription(bundle: Bundle, ctx):
     if items is None:
         return
     if not items and not problems:
-        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.",
-                      detail="Red Hat's release policy requires at least one subscription, e.g. '[\"OpenShift Container Platform\"]'.")
+        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.", severity=empty_sev,
+                      detail=f"{empty_why}. List the subscriptions, e.g. '[\"OpenShift Container Platform\"]', or remove the annotation.")
         return
     seen = set()
     for off, s in items:
