@@ -821,8 +821,10 @@ def suggested_namespace(bundle: Bundle, ctx):
     What: `operatorframework.io/suggested-namespace` is a valid namespace name (a DNS-1123
     label: lower-case letters, digits and '-', at most 63 characters), and
     `operatorframework.io/suggested-namespace-template` is a JSON Namespace object
-    (`apiVersion: v1`, `kind: Namespace`, a valid `metadata.name`). Setting both is a
-    warning: the console uses the template and ignores the plain name.
+    (`apiVersion: v1`, `kind: Namespace`, a valid `metadata.name`). Setting both with
+    different names is a warning: the console uses the template's name and ignores the plain
+    one (openshift/console, operator-hub-subscribe.tsx: `suggestedNamespaceTemplateName ||
+    suggestedNamespace`). Both naming the same namespace is info: nothing changes.
 
     Why: the console creates this namespace when a user installs the operator; an invalid
     name makes that step fail in the install form, and a template that is not valid JSON is
@@ -894,10 +896,19 @@ def suggested_namespace(bundle: Bundle, ctx):
                       + (f"{DNS1123_LABEL_RULE[:1].upper()}{DNS1123_LABEL_RULE[1:]}. " if any("DNS-1123" in p for p in problems) else "")
                       + "The console creates this object when users install the operator. Write e.g. {\"apiVersion\": \"v1\", "
                       "\"kind\": \"Namespace\", \"metadata\": {\"name\": \"my-operator\"}}.")
-    elif ns is not None:
-        yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set.",
-                      detail="The console uses the template and ignores the plain name. Keep only the template (or make sure "
-                      "both name the same namespace and accept the duplication).")
+    elif ns is not None and not is_blank(ns):
+        tname = doc["metadata"]["name"]
+        plain = ns.value.strip() if isinstance(ns, Scalar) and isinstance(ns.value, str) else None
+        if plain == tname:
+            # the console takes the template's name, the same one: nothing changes (info)
+            yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set, naming '{clip(tname, 40)}'.",
+                          severity="info", detail="The console uses the template's namespace, the same one, so nothing is lost; a "
+                          "console without template support reads the plain name. Nothing to change.")
+        else:
+            yield finding(SN, sf, ann.key_node(SUGGESTED_T),
+                          f"{SUGGESTED} names '{clip(plain or '', 40)}' but {SUGGESTED_T} names '{clip(tname, 40)}'.",
+                          detail=f"The console uses the template and ignores the plain name, so it suggests '{clip(tname, 40)}'. "
+                          "Make both name the same namespace, or keep only the template.")
 
 
 INTERNAL = "operators.operatorframework.io/internal-objects"
