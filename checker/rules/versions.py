@@ -76,13 +76,15 @@ define("ocp-versions-syntax", "error", "com.redhat.openshift.versions is not a v
         com.redhat.openshift.versions: "v4.6-v4.8"
     """)
 
-define("ocp-versions-style", "warning", "com.redhat.openshift.versions is accepted but not in the documented form", category=CAT, explanation="""
+define("ocp-versions-style", "info", "com.redhat.openshift.versions is accepted but not in the documented form", category=CAT, explanation="""
     What: the value is read by catalog tooling but is off the documented form: a missing `v`
     (`4.12`, `4.14-4.17`), a lower bound below OpenShift 4 (`v3.6-v4.8`), the legacy comma
     list (`v4.5,v4.6`).
 
-    Why: other tools (and people) read the documented form; the spelling that works today by
-    tolerance may not in the next tool.
+    Why: the documented form is what people copy and read. The catalog pipeline passes the
+    value to Pyxis (operator-pipelines, `ocp_version_info`), which publishes such bundles to
+    the intended catalogs (bundles spelled this way are in the community catalogs), and OLM
+    does not read the label: nothing changes, hence info.
 
     Fix: use the canonical spelling the message gives.
 
