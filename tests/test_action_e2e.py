@@ -464,6 +464,8 @@ def test_suggestions_and_hostile_bundle_text(fake_github, tmp_path):
                                                'com.redhat.openshift.versions: "4.14"'))
         cm = ws / CM
         cm.write_text(cm.read_text() + f"  {json.dumps(hostile)}: a\n  {json.dumps(hostile)}: b\n")
+        # ocp-versions-style is info (only errors and warnings are commented): the repository raises it
+        (ws / ".olm-check.yaml").write_text("rules: {ocp-versions-style: warning}\n")
 
     head = commit_overlay(ws, edit=edit, message="hostile")
     sync_pull(fake, ws, base, head)

@@ -821,8 +821,10 @@ def suggested_namespace(bundle: Bundle, ctx):
     What: `operatorframework.io/suggested-namespace` is a valid namespace name (a DNS-1123
     label: lower-case letters, digits and '-', at most 63 characters), and
     `operatorframework.io/suggested-namespace-template` is a JSON Namespace object
-    (`apiVersion: v1`, `kind: Namespace`, a valid `metadata.name`). Setting both is a
-    warning: the console uses the template and ignores the plain name.
+    (`apiVersion: v1`, `kind: Namespace`, a valid `metadata.name`). Setting both with
+    different names is a warning: the console uses the template's name and ignores the plain
+    one (openshift/console, operator-hub-subscribe.tsx: `suggestedNamespaceTemplateName ||
+    suggestedNamespace`). Both naming the same namespace is info: nothing changes.
 
     Why: the console creates this namespace when a user installs the operator; an invalid
     name makes that step fail in the install form, and a template that is not valid JSON is
@@ -894,10 +896,19 @@ def suggested_namespace(bundle: Bundle, ctx):
                       + (f"{DNS1123_LABEL_RULE[:1].upper()}{DNS1123_LABEL_RULE[1:]}. " if any("DNS-1123" in p for p in problems) else "")
                       + "The console creates this object when users install the operator. Write e.g. {\"apiVersion\": \"v1\", "
                       "\"kind\": \"Namespace\", \"metadata\": {\"name\": \"my-operator\"}}.")
-    elif ns is not None:
-        yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set.",
-                      detail="The console uses the template and ignores the plain name. Keep only the template (or make sure "
-                      "both name the same namespace and accept the duplication).")
+    elif ns is not None and not is_blank(ns):
+        tname = doc["metadata"]["name"]
+        plain = ns.value.strip() if isinstance(ns, Scalar) and isinstance(ns.value, str) else None
+        if plain == tname:
+            # the console takes the template's name, the same one: nothing changes (info)
+            yield finding(SN, sf, ann.key_node(SUGGESTED_T), f"both {SUGGESTED} and {SUGGESTED_T} are set, naming '{clip(tname, 40)}'.",
+                          severity="info", detail="The console uses the template's namespace, the same one, so nothing is lost; a "
+                          "console without template support reads the plain name. Nothing to change.")
+        else:
+            yield finding(SN, sf, ann.key_node(SUGGESTED_T),
+                          f"{SUGGESTED} names '{clip(plain or '', 40)}' but {SUGGESTED_T} names '{clip(tname, 40)}'.",
+                          detail=f"The console uses the template and ignores the plain name, so it suggests '{clip(tname, 40)}'. "
+                          "Make both name the same namespace, or keep only the template.")
 
 
 INTERNAL = "operators.operatorframework.io/internal-objects"
@@ -1074,7 +1085,10 @@ def valid_subscription(bundle: Bundle, ctx):
     Why: the console shows these on the operator's page ("Valid subscriptions") and filters
     OperatorHub by them; it JSON.parses the value and silently ignores anything but an array
     of strings, so a malformed value shows nothing. Nothing refuses the bundle for that:
-    a warning. Red Hat's release policy asks for a non-empty list of unique items. A YAML
+    a warning. An empty value, an empty list or a bare 'none' is info: the console shows '-',
+    exactly as without the annotation (openshift/console, operator-hub-utils.ts
+    `getValidSubscription`); Red Hat certification requires the annotation, so in the
+    `certified` profile an empty value or list stays a warning. A YAML
     list instead of a JSON string cannot be decoded at all (annotations are strings): the
     API server refuses the CSV (an error).
 
@@ -1090,9 +1104,15 @@ def valid_subscription(bundle: Bundle, ctx):
         return
     sf = csv.file
     VS = "valid-subscription"
+    # empty or "none": the console shows '-', as without the annotation; only Red Hat
+    # certification asks for a non-empty list (certified profile: warning, else info)
+    empty_sev = None if ctx.profile == "certified" else "info"
+    empty_why = ("Red Hat certification requires the subscriptions that entitle use" if ctx.profile == "certified" else
+                 "The console shows '-' under Valid subscriptions, as without the annotation, so nothing is lost (info); "
+                 "only Red Hat certification asks for a list")
     if is_blank(node) and isinstance(node, Scalar):
-        yield finding(VS, sf, node, f"{VALID_SUB} is empty.",
-                      detail="It must list the subscriptions that entitle use, e.g. '[\"OpenShift Container Platform\"]'.")
+        yield finding(VS, sf, node, f"{VALID_SUB} is empty.", severity=empty_sev,
+                      detail=f"{empty_why}. List the subscriptions, e.g. '[\"OpenShift Container Platform\"]', or remove the annotation.")
         return
     items, problems = _json_string_array(sf, node, VALID_SUB, VS)
     if problems and items is None and isinstance(node, Scalar) and isinstance(node.value, str) and not node.value.strip().startswith("["):
@@ -1101,7 +1121,9 @@ def valid_subscription(bundle: Bundle, ctx):
         p.line, p.column = node.line, node.col
         if node.value.strip().lower() in ("none", "n/a", "na", "-", "null", "no"):
             p.message = f"{VALID_SUB} is '{shown(node, 40)}', not a JSON array."
-            p.detail = "The console ignores it. An operator that needs no subscription does not set the annotation: remove it."
+            p.detail = ("The console ignores it and shows '-' under Valid subscriptions, as without the annotation, so "
+                        "nothing is lost (info). An operator that needs no subscription does not set the annotation: remove it.")
+            p.severity = "info"
             yield p
             return
         want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
@@ -1114,8 +1136,8 @@ def valid_subscription(bundle: Bundle, ctx):
     if items is None:
         return
     if not items and not problems:
-        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.",
-                      detail="Red Hat's release policy requires at least one subscription, e.g. '[\"OpenShift Container Platform\"]'.")
+        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.", severity=empty_sev,
+                      detail=f"{empty_why}. List the subscriptions, e.g. '[\"OpenShift Container Platform\"]', or remove the annotation.")
         return
     seen = set()
     for off, s in items:

@@ -534,9 +534,9 @@ def channel_naming(bundle: Bundle, ctx):
         else:
             yield finding("channel-naming", af, node,
                           f"the channel '{shown_ch}' does not follow the recommended naming (candidate, fast or stable)", severity="warning",
-                          detail="Recommended: candidate, fast or stable, optionally with a version (stable-v1, fast-v1.2); users and the "
-                          "console expect those names to say how tested a release is. Rename it before users subscribe to it "
-                          "(afterwards a rename strands their subscriptions).")
+                          detail="Recommended: candidate, fast or stable, optionally with a version (stable-v1, fast-v1.2), names that "
+                          "tell users how tested a release is; the catalog CI's operator-sdk good-practices check warns on others. "
+                          "Rename it before users subscribe to it (afterwards a rename strands their subscriptions).")
 
 
 define("channel-naming", "warning", "A channel name outside the candidate/fast/stable conventions (info for SDK's default 'alpha')",
@@ -550,8 +550,11 @@ define("channel-naming", "warning", "A channel name outside the candidate/fast/s
     warning could only be ignored).
 
     Why: the names tell users how tested a release is (candidate: may be untested; fast:
-    tested, newest; stable: the supported, slower-moving stream); the console and
-    documentation assume them. Nothing refuses other names.
+    tested, newest; stable: the supported, slower-moving stream). operator-sdk's
+    good-practices validator (`validateHubChannels` in operator-framework/api, run by the
+    community catalog CI in `suite=operatorframework`) warns on a channel that does not start
+    with one of them. The console does not interpret channel names, and nothing refuses
+    other names.
 
     Fix: rename a new channel in metadata/annotations.yaml (and bundle.Dockerfile) before
     users subscribe to it.

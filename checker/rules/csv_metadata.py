@@ -105,6 +105,13 @@ def csv_name(bundle: Bundle, ctx):
 
 
 _CONVENTION = re.compile(r"(?P<op>.+?)\.v(?P<ver>\d.*)")
+# operator-framework/api good_practices.go checkBundleName: a semantic version at the end of the name
+_SDK_NAME_SEMVER = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+)?$")
+
+
+def _sdk_accepts_name(name: str) -> bool:
+    m = _SDK_NAME_SEMVER.search(name)
+    return m is not None and is_semver(m.group(0))
 
 
 @rule("csv-name-convention", "warning", "The CSV name is not <package>.v<semver>", category="csv")
@@ -113,10 +120,13 @@ def csv_name_convention(bundle: Bundle, ctx):
     What: the CSV's `metadata.name` follows `<package>.v<semver>`, and its version part is
     the CSV's `spec.version` (e.g. `my-operator.v1.2.3` with `version: 1.2.3`).
 
-    Why: catalog tooling, `replaces` chains and people reading an upgrade graph rely on the
-    convention (operator-sdk's good-practices validator warns about it); a name whose version
-    differs from `spec.version` makes the graph misleading. Nothing refuses it, hence a
-    warning. Whether the prefix is the package name is checked by `operator-name`.
+    Why: `replaces` chains and people reading an upgrade graph rely on the convention; a name
+    whose version differs from `spec.version` makes the graph misleading. operator-sdk's
+    good-practices validator (`checkBundleName` in operator-framework/api, run by the
+    community catalog CI) warns only on a name that does not end with a semantic version:
+    a warning. A name that ends with one but lacks the `.v` form (`my-operator.1.2.3`) is
+    info: OLM uses the name only as an identifier and nothing else checks the form. Nothing
+    refuses either. Whether the prefix is the package name is checked by `operator-name`.
 
     Fix: rename the CSV to `<package>.v<spec.version>` (and update the next bundle's
     `replaces`).
@@ -148,9 +158,16 @@ def csv_name_convention(bundle: Bundle, ctx):
     if m is None or not is_semver(m.group("ver")):
         prefix = pkg or (m.group("op") if m else re.sub(r"[.-]?v?\d+(\.\d+)*([-+].*)?$", "", name) or name)
         want = f"{prefix}.v{version}" if version else f"{prefix}.v<semver>"
-        yield finding("csv-name-convention", csv.file, n,
-                      f"the CSV name '{clip(name)}' does not follow the convention '<package>.v<semver>'.",
-                      detail=f"Catalog tooling and readers of the upgrade graph expect it. Name it '{want}'.")
+        if _sdk_accepts_name(name):
+            yield finding("csv-name-convention", csv.file, n,
+                          f"the CSV name '{clip(name)}' does not follow the convention '<package>.v<semver>'.", severity="info",
+                          detail="It ends with a semantic version, which is all operator-sdk's good-practices check asks; OLM "
+                          f"uses the name only as an identifier, so nothing changes (info). '{want}' is the usual form.")
+        else:
+            yield finding("csv-name-convention", csv.file, n,
+                          f"the CSV name '{clip(name)}' does not end with a semantic version ('<package>.v<semver>').",
+                          detail="operator-sdk's good-practices check, run by the catalog CI, warns on it, and readers of the "
+                          f"upgrade graph cannot tell the version from the name. Name it '{want}'.")
         return
     if version and m.group("ver") != version:
         yield finding("csv-name-convention", csv.file, n,
@@ -575,7 +592,8 @@ def csv_metadata_format(bundle: Bundle, ctx):
     the wrong type). Warnings are what nothing refuses but readers notice: a URL Go accepts
     that is still not a working http(s) link (spaces in the path, no host, `mailto:`), an e-mail Go accepts that is unusual (a display name, no top-level domain),
     an icon labelled SVG whose data is a raster image or the reverse (browsers do not guess
-    SVG), an empty keyword, a `provider.url` that is not an http(s) URL. Info: raster data
+    SVG), an empty keyword. Info: a `provider.url` that is not an http(s) URL (the OpenShift
+    console shows only `provider.name`, never the URL), raster data
     under another raster mediatype (JPEG labelled image/png: browsers sniff raster images,
     so the icon shows). A displayName over 50 characters is info: the
     CI's pattern `.{3,50}` is matched as a prefix (only the minimum is enforced) and the
@@ -669,12 +687,19 @@ def csv_metadata_format(bundle: Bundle, ctx):
             pu = prov.get("url")
             if not is_blank(pu):
                 s = text(pu)
-                p = url_problem(s) if s is not None else f"is {pu.type_name()}, not a URL"
-                if p:
-                    yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}.", severity="warning",
-                                  detail="The console turns it into a link that does not work (nothing refuses it, hence a warning). "
-                                  "Write a full URL such as https://example.com.", fix=fix_value(sf, pu, "https://" + s, "add https://")
-                                  if s and p.startswith("needs an http") and "://" not in s else None)
+                if s is None:
+                    yield finding(MF, sf, pu, f"spec.provider.url is {pu.type_name()}, not a string.", severity="error",
+                                  detail="The ClusterServiceVersion CRD's schema types it as a string, so the API server refuses "
+                                  "the CSV. Write the URL as a string such as https://example.com.")
+                else:
+                    p = url_problem(s)
+                    if p:
+                        yield finding(MF, sf, pu, f"spec.provider.url '{shown(pu)}' {p}.", severity="info",
+                                      detail="Nothing refuses it and the OpenShift console does not show provider.url (its "
+                                      "operator pages show only provider.name), hence info; other catalog readers may "
+                                      "link it. Write a full URL such as https://example.com.",
+                                      fix=fix_value(sf, pu, "https://" + s, "add https://")
+                                      if s and p.startswith("needs an http") and "://" not in s else None)
 
     mt = sp.get("maintainers")
     if not is_blank(mt):

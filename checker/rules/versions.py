@@ -76,13 +76,15 @@ define("ocp-versions-syntax", "error", "com.redhat.openshift.versions is not a v
         com.redhat.openshift.versions: "v4.6-v4.8"
     """)
 
-define("ocp-versions-style", "warning", "com.redhat.openshift.versions is accepted but not in the documented form", category=CAT, explanation="""
+define("ocp-versions-style", "info", "com.redhat.openshift.versions is accepted but not in the documented form", category=CAT, explanation="""
     What: the value is read by catalog tooling but is off the documented form: a missing `v`
     (`4.12`, `4.14-4.17`), a lower bound below OpenShift 4 (`v3.6-v4.8`), the legacy comma
     list (`v4.5,v4.6`).
 
-    Why: other tools (and people) read the documented form; the spelling that works today by
-    tolerance may not in the next tool.
+    Why: the documented form is what people copy and read. The catalog pipeline passes the
+    value to Pyxis (operator-pipelines, `ocp_version_info`), which publishes such bundles to
+    the intended catalogs (bundles spelled this way are in the community catalogs), and OLM
+    does not read the label: nothing changes, hence info.
 
     Fix: use the canonical spelling the message gives.
 
@@ -581,10 +583,12 @@ define("removed-api", "error", "The bundle uses a Kubernetes API removed in a re
     `alm-examples` object uses an API version that the Kubernetes of an OpenShift release in
     the bundle's range no longer serves. With no range information at all the range is every
     release with a catalog (4.6 and later). RBAC rules are never flagged: they name groups and
-    resources, not versions. An owned CRD's `resources` entry and an `alm-examples` object are
-    warnings: they only inform the console (what the operator creates; the example its
-    "create" form starts from), so they break nothing by themselves, but they usually mean the
-    operator still uses the removed API.
+    resources, not versions. An `alm-examples` object is a warning: the console's "create"
+    form starts from it. An owned CRD's `resources` entry is info: it only tells the console
+    which kinds to list on the resource's Resources tab, and the console looks a built-in kind
+    up by its kind and lists it at the version it knows (openshift/console,
+    operator-lifecycle-manager's k8s-resource.tsx and `modelFor`), so a stale version there
+    breaks nothing.
 
     Why: the install fails on those releases ("no matches for kind ... in version ...").
 
@@ -603,9 +607,10 @@ define("removed-api-on-upgrade", "error", "A cluster can upgrade into a release 
 ], explanation="""
     What: the label closes the range (`v4.6-v4.8`), but a cluster that installed this bundle
     can upgrade to a later release where an API it uses is removed, because no
-    maxOpenShiftVersion stops the upgrade (or it is set at or above that release). An owned
-    CRD's `resources` entry or an `alm-examples` object is a warning (console information
-    only); a removal known only for an upcoming release is a warning too.
+    maxOpenShiftVersion stops the upgrade (or it is set at or above that release). An
+    `alm-examples` object is a warning (the console's create form) and an owned CRD's
+    `resources` entry info (the console lists the kind at the version it knows); a removal
+    known only for an upcoming release is a warning.
 
     Why: the label decides which catalogs list the bundle, not where it runs: once installed,
     the operator stays while the cluster upgrades — and breaks there.
@@ -729,13 +734,14 @@ def api_rules(bundle: Bundle, ctx):
             if ga_gone:
                 gone_in = f"Kubernetes {vstr(e.removed)} (OpenShift {first_rm.ocp if first_rm else '?'})"
                 if where == "resources":
-                    # informational for the console; breaks only if the operator still creates it
+                    # a hint for the console's Resources tab: it finds a built-in kind by its kind and lists
+                    # it at the version it knows, so the stale version breaks nothing (info)
                     yield finding("removed-api", file, node,
                                   f"the owned CRD's resources entry names {kind} {v}, which {gone_in} no longer serves",
-                                  severity="warning", ocp=ga_gone,
-                                  detail=f"It says instances of this CRD create {kind} {v}: on OpenShift {_rels(ga_gone)}{_range_note(vi)}, "
-                                  "an operator still creating it fails, and the console cannot list these resources. Update the "
-                                  f"operator and this entry to {e.use}.")
+                                  severity="info", ocp=ga_gone,
+                                  detail=f"On OpenShift {_rels(ga_gone)}{_range_note(vi)} nothing breaks: the entry only tells the "
+                                  "console which kinds to list on the resource's Resources tab, and the console looks a built-in "
+                                  f"kind up by its kind, not this version. Update the entry to {e.use}.")
                 elif where == "alm-examples":
                     yield finding("removed-api", file, node,
                                   f"{what} uses an API that {gone_in} no longer serves", severity="warning", ocp=ga_gone,
@@ -768,14 +774,14 @@ def api_rules(bundle: Bundle, ctx):
                 reach = [r for r in table.releases if r.key >= first_rm.key and (mx is None or r.key <= mx)]
                 before = next((r for r in reversed(table.releases) if r.key < first_rm.key), None)
                 # the owned CRD's resources entry and alm-examples only inform the console
-                sev = None if first_rm.ga and where == "manifest" else "warning"
+                sev = None if first_rm.ga and where == "manifest" else "info" if where == "resources" else "warning"
                 verb = "can upgrade" if first_rm.ga else "will be able to upgrade"
                 yield finding("removed-api-on-upgrade", file, node,
                               f"{what} is removed in OpenShift {first_rm.label()}, which clusters from the {vstr(upper)} catalog {verb} to",
                               severity=sev, ocp=reach,
                               detail=f"Installed from the {vstr(upper)} catalog, a cluster {verb} to OpenShift {first_rm.label()} "
                               f"(Kubernetes {first_rm.kube}), where "
-                              f"{'the operator breaks' if where == 'manifest' else 'the console cannot use it, and an operator still creating it breaks'}"
+                              f"{'the operator breaks' if where == 'manifest' else 'the console lists the kind at the version it knows (nothing breaks)' if where == 'resources' else 'the console cannot use it'}"
                               f"{' (maxOpenShiftVersion ' + vi.max_ocp + ' does not stop it)' if mx else ' (no maxOpenShiftVersion stops the upgrade)'}. "
                               f"Migrate to {e.use}; or set maxOpenShiftVersion to \"{before.ocp if before else vstr(upper)}\" in metadata/properties.yaml "
                               f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{before.ocp if before else vstr(upper)}\"}}]).")
