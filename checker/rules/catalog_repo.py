@@ -100,7 +100,7 @@ def operator_name(repo, ctx):
                     if common != mine:
                         yield finding("operator-name", pos.path if pos else f.rel, None,
                                       f"{what} is '{mine}', but the operator's other bundles use '{common}'",
-                                      detail=f"The catalog's CI (check_operator_name) refuses the change"
+                                      detail="The catalog's CI (check_operator_name) refuses the change"
                                       + (" (another package name would start a new package)" if what == "the package name" else "")
                                       + f". Use '{common}'.",
                                       line=pos.line if pos else 1, column=pos.column if pos else 1)
