@@ -335,19 +335,30 @@ def verify(files: list) -> None:
 
 
 def tree_key(docs) -> list:
-    """Every node's type, position and text, depth first (for exact comparison)."""
+    """Every node depth first, for exact comparison: kind, position, text, style, tag, the
+    value's type and repr, the mapping index (key -> pair), and which nodes are the same
+    object (alias targets). tests/test_cnodes.py and tests/test_scale.py compare trees with it."""
     from checker.nodes import Mapping, Scalar, Sequence, Skipped
 
-    out = []
+    out, seen = [], {}
     stack = list(reversed(docs))
     while stack:
         n = stack.pop()
         if n is None:
             out.append(None)
-        elif isinstance(n, Scalar):
-            out.append(("s", n.line, n.col, n.raw, n.style, n.tag, repr(n.value)))
+            continue
+        if id(n) in seen:
+            out.append(("same as", seen[id(n)]))
+            continue
+        seen[id(n)] = len(seen)
+        if isinstance(n, Scalar):
+            out.append(("s", n.line, n.col, n.raw, n.style, n.tag, type(n.value).__name__, repr(n.value)))
         elif isinstance(n, Mapping):
-            out.append(("m", n.line, n.col, len(n.pairs)))
+            # a key that is not a scalar is indexed by its id(): by its place among the pairs here
+            ids = {id(k): j for j, (k, _) in enumerate(n.pairs) if not isinstance(k, Scalar)}
+            index = [(("pair", ids[k]) if type(k) is int and k in ids else (type(k).__name__, repr(k)), i)
+                     for k, i in n._index.items()]
+            out.append(("m", n.line, n.col, len(n.pairs), index))
             for k, v in reversed(n.pairs):
                 stack += [v, k]
         elif isinstance(n, Sequence):

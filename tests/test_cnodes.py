@@ -21,10 +21,13 @@ import pytest
 
 from checker import fastyaml, yamlload
 from checker.load import SKIP_KEYS
-from checker.nodes import Mapping, Scalar, Sequence, Skipped
+from checker.nodes import Skipped
 from checker.yamlload import Limits, _parse_c, _parse_py, decode, parse
 
 from conftest import FIXTURES, ROOT as REPO
+
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from benchmark import tree_key as tree  # noqa: E402 - the benchmark's --verify compares trees the same way
 from helpers import run_cli
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -33,40 +36,6 @@ if yamlload._cnodes is None:
     if os.environ.get("CI"):
         raise RuntimeError("checker._cnodes is not built: CI must build the C accelerator (pip install -e .)")
     pytest.skip("checker._cnodes is not built here (no C compiler at install time)", allow_module_level=True)
-
-
-def tree(docs) -> list:
-    """Every node depth first: kind, position, text, style, tag, the value's type and repr,
-    the mapping index (key -> pair), and which nodes are the same object (alias targets)."""
-    out, seen = [], {}
-    stack = list(reversed(docs))
-    while stack:
-        n = stack.pop()
-        if n is None:
-            out.append(None)
-            continue
-        if id(n) in seen:
-            out.append(("same as", seen[id(n)]))
-            continue
-        seen[id(n)] = len(seen)
-        if isinstance(n, Scalar):
-            out.append(("s", n.line, n.col, n.raw, n.style, n.tag, type(n.value).__name__, repr(n.value)))
-        elif isinstance(n, Mapping):
-            # a key that is not a scalar is indexed by its id(): by its place among the pairs here
-            ids = {id(k): j for j, (k, _) in enumerate(n.pairs) if not isinstance(k, Scalar)}
-            index = [(("pair", ids[k]) if type(k) is int and k in ids else (type(k).__name__, repr(k)), i)
-                     for k, i in n._index.items()]
-            out.append(("m", n.line, n.col, len(n.pairs), index))
-            for k, v in reversed(n.pairs):
-                stack += [v, k]
-        elif isinstance(n, Sequence):
-            out.append(("q", n.line, n.col, len(n.items)))
-            stack += list(reversed(n.items))
-        elif isinstance(n, Skipped):
-            out.append(("k", n.line, n.col, n.shape))
-        else:
-            out.append(("?", type(n).__name__))
-    return out
 
 
 def outcome(fn, *args, **kw):
