@@ -62,6 +62,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -107,12 +108,9 @@ def warm_page_cache(files: list) -> int:
     return n
 
 
-def floor(files: list) -> tuple:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is None:
-        sys.exit("PyYAML has no libyaml C loader here; the floor would not be the C loader")
+def one_process(files: list, parse) -> tuple:
+    """``parse(path, data)`` of every file in this process: (seconds, files it refused -- it
+    raised --, CPU seconds)."""
     failed = 0
     t = time.perf_counter()
     cpu = time.process_time()
@@ -120,11 +118,23 @@ def floor(files: list) -> tuple:
         with open(f, "rb") as fh:
             data = fh.read()
         try:
-            for _ in yaml.load_all(data, Loader=loader):
-                pass
-        except Exception:  # noqa: BLE001 - CSafeLoader refuses some real files (e.g. `- =`)
+            parse(f, data)
+        except Exception:  # noqa: BLE001 - every parser refuses some real files (e.g. `- =`)
             failed += 1
     return time.perf_counter() - t, failed, time.process_time() - cpu
+
+
+def floor(files: list) -> tuple:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None:
+        sys.exit("PyYAML has no libyaml C loader here; the floor would not be the C loader")
+
+    def load(_f, data):
+        for _ in yaml.load_all(data, Loader=loader):
+            pass
+    return one_process(files, load)
 
 
 def floor_ryml(files: list) -> tuple:
@@ -133,58 +143,45 @@ def floor_ryml(files: list) -> tuple:
         import ryml
     except ImportError:
         sys.exit("rapidyaml (ryml) is not installed; the ryml floor needs it")
-    failed = 0
     devnull = os.open(os.devnull, os.O_WRONLY)
     saved = os.dup(2)
     os.dup2(devnull, 2)  # rapidyaml prints its parse errors on stderr
-    t = time.perf_counter()
-    cpu = time.process_time()
     try:
-        for f in files:
-            with open(f, "rb") as fh:
-                data = fh.read()
-            try:
-                tree = ryml.parse_in_arena(data)
-                del tree
-            except Exception:  # noqa: BLE001 - rapidyaml refuses some real files
-                failed += 1
+        return one_process(files, lambda _f, data: ryml.parse_in_arena(data))
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
-    return time.perf_counter() - t, failed, time.process_time() - cpu
 
 
-def parse_c(files: list) -> tuple:
+def parse_c(files: list) -> Optional[tuple]:
     """The audit's own parse (C accelerator, skipped keys) of each distinct content once per
-    operator directory, in one process: (seconds, files parsed, CPU seconds)."""
+    operator directory, in one process: (seconds, files parsed, CPU seconds), or None when the
+    accelerator is not built."""
     import hashlib
 
     from checker import yamlload
     from checker.load import SKIP_KEYS
 
     if not yamlload.ACCELERATED:
-        sys.exit("the C accelerator (checker._cnodes) is not built here; 'cparse' measures it")
+        return None
     seen: set = set()
-    parsed = 0
-    t = time.perf_counter()
-    cpu = time.process_time()
-    for f in files:
-        with open(f, "rb") as fh:
-            data = fh.read()
+    parsed = [0]
+
+    def parse(f, data):
         parts = f.split(os.sep)
         # the operator directory (operators/<name>/...) or the catalog's file, as the audit's workers split them
         op = os.sep.join(parts[:parts.index("operators") + 2]) if "operators" in parts[:-2] else os.path.dirname(f)
         key = (op, hashlib.sha256(data).digest())
         if key in seen:
-            continue
+            return
         seen.add(key)
-        text, problem = yamlload.decode(data)
-        if text is None:
-            continue
-        yamlload.parse(text, None, SKIP_KEYS)
-        parsed += 1
-    return time.perf_counter() - t, parsed, time.process_time() - cpu
+        text, _problem = yamlload.decode(data)
+        if text is not None:
+            yamlload.parse(text, None, SKIP_KEYS)
+            parsed[0] += 1
+    secs, _failed, cpu = one_process(files, parse)
+    return secs, parsed[0], cpu
 
 
 class TreeMemory(threading.Thread):
@@ -416,7 +413,7 @@ def main() -> int:
     ap.add_argument("directory", help="a catalog checkout (operators/...) or any directory of bundles")
     ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
     ap.add_argument("--sample", type=int, default=0, help="only this many operators, spread over the catalog")
-    ap.add_argument("--modes", default="floor,ryml,cold,pure,warm,touched,rehash,single",
+    ap.add_argument("--modes", default="floor,ryml,cparse,cold,pure,warm,touched,rehash,single",
                     help="comma-separated: floor,ryml,cparse,cold,pure,warm,touched,rehash,single,pr")
     ap.add_argument("--bundle", help="the bundle for 'single' (default: one from the middle of the catalog)")
     ap.add_argument("--verify", action="store_true", help="also compare the fast YAML path with the full parse")
@@ -457,8 +454,11 @@ def main() -> int:
         results["ryml"] = secs
         print(f"ryml   (ryml.parse_in_arena, rapidyaml, 1 process): {secs:8.1f} s  ({nbytes / 1e6 / secs:.1f} MB/s; "
               f"{failed} files it refuses); CPU {cpu:.1f} s")
-    if "cparse" in modes:
-        secs, parsed, cpu = parse_c(files)
+    got = parse_c(files) if "cparse" in modes else None
+    if "cparse" in modes and got is None:
+        print("cparse: not measured (the C accelerator, checker._cnodes, is not built here)")
+    elif got is not None:
+        secs, parsed, cpu = got
         results["cparse"] = secs
         ratio = f"; half of it (2 cores) is {secs / 2 / results['ryml']:.2f} of the ryml floor" if "ryml" in results else ""
         print(f"cparse (the audit's parse, C accelerator, 1 process):  {secs:8.1f} s  ({parsed} distinct files per "

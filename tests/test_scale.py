@@ -532,7 +532,7 @@ def test_benchmark_script_runs_every_mode_on_a_catalog(catalog, tmp_path, where)
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     out = p.stdout
-    for mode in ("floor ", "cold ", "warm ", "touched ", "rehash ", "single "):
+    for mode in ("floor ", "ryml ", "cparse ", "cold ", "warm ", "touched ", "rehash ", "single "):
         assert mode in out, out
     assert "cold    over 2 runs: best" in out
     assert "report: 8 bundles" in out and " 0 internal errors" in out
