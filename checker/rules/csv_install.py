@@ -410,14 +410,7 @@ def resource_requests(bundle: Bundle, ctx):
                 continue
             cname = clip(text(c.get("name")) or "(unnamed)")
             res = c.get("resources")
-            req = res.get("requests") if isinstance(res, Mapping) else None
-            lim = res.get("limits") if isinstance(res, Mapping) else None
-            missing = []
-            for r, word in (("cpu", "CPU"), ("memory", "memory")):
-                has_req = isinstance(req, Mapping) and _quantity(req.get(r))
-                has_lim = isinstance(lim, Mapping) and _quantity(lim.get(r))
-                if not (has_req or has_lim):
-                    missing.append(word)
+            missing = [word for r, word in (("cpu", "CPU"), ("memory", "memory")) if not _sets(c, r)]
             if not missing:
                 continue
             node = c.key_node("resources") if isinstance(res, Mapping) and c.key_node("resources") is not None else c.key_node("name") or c
@@ -430,13 +423,16 @@ def resource_requests(bundle: Bundle, ctx):
                           f"{' and resources.requests.'.join(m.lower() for m in missing)} with what the operator needs (e.g. cpu: 10m, memory: 64Mi).")
 
 
+def _sets(c, r: str) -> bool:
+    """Whether a container sets a request or a limit (copied into the request) of resource ``r``."""
+    res = c.get("resources") if isinstance(c, Mapping) else None
+    return isinstance(res, Mapping) and any(isinstance(res.get(k), Mapping) and _quantity(res.get(k).get(r))
+                                            for k in ("requests", "limits"))
+
+
 def _sets_resources(c) -> bool:
     """Whether a container sets a CPU or memory request or limit (its pod is then not BestEffort)."""
-    res = c.get("resources") if isinstance(c, Mapping) else None
-    if not isinstance(res, Mapping):
-        return False
-    return any(isinstance(res.get(k), Mapping) and _quantity(res.get(k).get(r))
-               for k in ("requests", "limits") for r in ("cpu", "memory"))
+    return _sets(c, "cpu") or _sets(c, "memory")
 
 
 def _quantity(node) -> bool:
