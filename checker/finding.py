@@ -57,6 +57,10 @@ class Finding:
     # values that matter. ``detail`` is the why and the fix (shown by ``--explain``, in the
     # JSON report, in pull-request comments); empty when the message says it all.
     detail: str = ""
+    # which observation of its rule this is (a slug, e.g. "maintainers-missing"); "" is the
+    # rule's default kind. The gates' data (checker/data/verdicts.yaml) gives each kind its
+    # severity per target: an error exactly where a gate on the bundle's route refuses it.
+    kind: str = ""
 
     def sort_key(self):
         return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)

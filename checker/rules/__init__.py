@@ -170,17 +170,18 @@ def rule(id: str, severity: str, summary: str, category: str = "format", scope: 
 
 def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Optional[str] = None,
             ocp: Optional[Iterable] = None, fix: Optional[Fix] = None, line: Optional[int] = None,
-            column: Optional[int] = None, detail: str = "") -> Finding:
+            column: Optional[int] = None, detail: str = "", kind: str = "") -> Finding:
     """A finding at ``node`` of ``file`` (a SourceFile, or a display path string).
 
     ``message`` is one sentence saying what is wrong (about 120 characters at most);
-    ``detail`` says why it matters and how to fix it."""
+    ``detail`` says why it matters and how to fix it; ``kind`` names which observation of
+    the rule it is (a slug; "" for the rule's default), for the gates' data to judge."""
     path = file if isinstance(file, str) else file.rel
     ln = line if line is not None else (node.line if node is not None else 1)
     col = column if column is not None else (node.col if node is not None else 1)
     return Finding(rule=rule_id, message=message, path=path, line=ln, column=col, severity=severity,
                    ocp_versions=[getattr(r, "ocp", r) for r in (ocp or [])], fix=fix,
-                   detail=detail)
+                   detail=detail, kind=kind)
 
 
 _NAMES = frozenset(("opm", "olm", "kubectl", "yamllint", "olm-check"))
