@@ -1,6 +1,7 @@
 """The library entry point: check paths and get the report, as the CLI and the Action do."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -30,6 +31,21 @@ class Result:
         return exit_code(self.findings, self.fail_on)
 
 
+def target_of(repo, chosen: Optional[str]) -> tuple:
+    """(the catalog repository's ``gates.Catalog`` or None, the run's target): ``chosen``
+    (``--profile`` or the config file's ``profile``), else the organization the catalog
+    repository's root config.yaml names (community-operators, certified-operators,
+    redhat-marketplace), else community."""
+    from .gates import read_catalog, target_of_organization
+
+    catalog = None
+    root = getattr(repo, "root", None)
+    if root:
+        catalog = read_catalog(root)
+    org = target_of_organization(catalog.organization) if catalog is not None else None
+    return catalog, chosen or org or "community"
+
+
 def check(paths: list, config_path: Optional[str] = None, profile: Optional[str] = None,
           fail_on: Optional[str] = None, target: Optional[list] = None,
           changed: Optional[list] = None, changes: Optional[list] = None,
@@ -54,17 +70,17 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
         cfg = load_config(config_path or config_file(paths or [root]), required=bool(config_path))
     except ConfigError as e:
         raise CheckError(str(e))
-    profile = profile or cfg.profile or "community"
     fail_on = fail_on or cfg.fail_on or "error"
     try:
         repo = plan(paths, cfg.limits, changed, root=root, shard=shard, catalogs=False)
     except UsageError as e:
         raise CheckError(str(e))
+    catalog, profile = target_of(repo, profile or cfg.profile)
     if changes is not None:
         from .changes import attach
 
         attach(repo, changes)
-    ctx = Context(config=cfg, profile=profile, target=target)
+    ctx = Context(config=cfg, profile=profile, target=target, catalog=catalog)
     cache = None
     if cache_dir:
         from .runner.cache import Cache, unsafe_reason

@@ -17,6 +17,7 @@ import time
 from typing import Optional
 
 from . import __version__
+from .gates import TARGETS as PROFILES
 from .targets import Refused, parse_target
 from .usage import Usage
 
@@ -50,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(sp):
         sp.add_argument("--ocp", help="check against these OpenShift releases (comma-separated, e.g. 4.16,4.17) instead of the declared range")
-        sp.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"), help="rule defaults for the target catalog (default: community)")
+        sp.add_argument("--profile", choices=PROFILES, help="the target catalog, whose gates decide what is an error (default: the catalog repository's config.yaml organization, else community)")
         sp.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
         sp.add_argument("--output", help="also write the report to this file")
         sp.add_argument("--fail-on", choices=("error", "warning", "info", "never"), help="exit 1 when a finding is at or above this severity (default: error)")
@@ -76,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     fx.add_argument("paths", nargs="*", default=["."], help="bundle dir, operator dir, repository root, or files of them (default: .)")
     fx.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing (exit 1 when there is something to fix)")
     fx.add_argument("--ocp", help="check against these OpenShift releases (as check)")
-    fx.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"), help="rule defaults (as check)")
+    fx.add_argument("--profile", choices=PROFILES, help="rule defaults (as check)")
     fx.add_argument("--config", help="config file (as check)")
     fx.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check")
     fx.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -92,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list the rules, or explain one (olm-check rules RULE-ID)")
     r.add_argument("rule", nargs="?", metavar="RULE-ID", help="explain this rule: summary, severity per profile, who refuses it, explanation")
     r.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    r.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"))
+    r.add_argument("--profile", choices=PROFILES)
 
     gr = sub.add_parser("graph", help="draw the channel graphs OLM builds for an operator (replaces, skips, skipRange, semver mode, FBC)")
     gr.add_argument("path", metavar="OPERATOR_DIR", help="the operator's directory, operators/<name>/")

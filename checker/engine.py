@@ -39,12 +39,21 @@ class Context:
     target: Optional[list] = None  # --ocp: list of release strings, replaces every range
     repo: Optional[Repository] = None  # the planned repository (or the view repository rules run on)
     operator: Optional[OperatorContext] = None  # the operator of the bundle being checked
+    # the catalog repository's own word (``gates.read_catalog``: its config.yaml's organization
+    # and per-check waivers, its catalogs/ releases); None outside a catalog repository
+    catalog: Optional[object] = None
 
     def __post_init__(self):
         if self.ocp is None:
             self.ocp = OcpTable.load(self.config.ocp_releases)
         if self.apis is None:
             self.apis = ApiTable.load(self.config.apis)
+
+    def live(self) -> Optional[set]:
+        """The releases whose catalogs the target still builds (``gates.live_releases``)."""
+        from .gates import live_releases
+
+        return live_releases(self.profile, self.catalog, [r.ocp for r in self.ocp.releases])
 
     def option(self, rule_id: str, name: str, default=None):
         return (self.config.options.get(rule_id) or {}).get(name, default)
@@ -205,6 +214,7 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
     out = []
     seen = set()
     findings = list(findings)
+    live = ctx.live()
     for f in findings:
         rule = RULES.get(f.rule)
         if rule is not None:
@@ -217,11 +227,10 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
             if override is not None:
                 f.severity = override
             else:
-                base = rule.severity_in(ctx.profile)
-                if base is None:
+                sev = _judge(f, rule, ctx, live)
+                if sev is None:
                     continue
-                if f.severity is None or f.severity == rule.severity:
-                    f.severity = base
+                f.severity = sev
         elif f.severity is None:
             f.severity = "error"
         if line_text is not None and f.rule != "internal-error":
@@ -244,6 +253,49 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
     out = _supersede(out)
     out.sort(key=Finding.sort_key)
     return out
+
+
+_NOTES = {
+    "waived": "The catalog's config.yaml waives {gate} for this operator, so it does not refuse it here.",
+    "end-of-life": "Only releases whose catalogs are no longer built are concerned ({releases}): nothing installs it "
+                   "there any more.",
+}
+
+
+def _judge(f: Finding, rule, ctx: Context, live) -> Optional[str]:
+    """The severity of ``f`` for the run's target (``ctx.profile``), from the gates' data
+    (``checker.gates``): an error exactly where a gate on the target's route refuses its kind;
+    None when the target does not report it. A rule without gate data keeps its documented
+    (non-error) severity; a finding whose rule code names a warning or info for its default
+    kind keeps it."""
+    from . import gates
+
+    if ctx.profile == "minimal" and rule.category != "format":
+        return None  # minimal: the format rules only
+    # a warning or info the rule code names stays: for its default kind (until every such choice
+    # is data), and for a named kind the gates do not make an error or turn off
+    explicit = f.severity if f.severity in ("warning", "info") else None
+    if explicit is not None and not f.kind:
+        return explicit
+    v = gates.judge(rule.id, f.kind, ctx.profile, gates.operator_of(f.path), f.ocp_versions, ctx.catalog, live,
+                    pinned=bool(ctx.target))
+    if v is None:
+        return rule.severity if rule.severity != "error" else "warning"
+    if v.gate is not None:
+        g = v.gate
+        f.gate = {"id": g.id, "name": g.title(), "source": g.source, "since": g.since}
+    if v.note and v.gate is not None:
+        note = _NOTES[v.note].format(gate=v.gate.id, releases=", ".join(map(str, f.ocp_versions)))
+        if note not in f.detail:
+            f.detail = f"{f.detail} {note}".strip()
+    elif v.severity == "error" and v.gate is not None and v.gate.since:
+        note = (f"{v.gate.id} has been in the catalog pipeline since {v.gate.since}: a bundle accepted before then "
+                "passed without it, and fails it when submitted again.")
+        if note not in f.detail:
+            f.detail = f"{f.detail} {note}".strip()
+    if explicit is not None and v.severity in ("warning", "info"):
+        return explicit
+    return v.severity
 
 
 def _supersede(out: list) -> list:

@@ -61,6 +61,9 @@ class Finding:
     # rule's default kind. The gates' data (checker/data/verdicts.yaml) gives each kind its
     # severity per target: an error exactly where a gate on the bundle's route refuses it.
     kind: str = ""
+    # the gate that refuses it (an error) or warns about it, for the run's target:
+    # {"id", "name", "source", "since"} (``engine.settle`` from ``checker.gates``); None: no gate
+    gate: Optional[dict] = None
 
     def sort_key(self):
         return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)
@@ -91,6 +94,8 @@ class Finding:
             "fix": self.fix.to_json() if self.fix else None,
             "detail": self.detail,
             "help_uri": _help_uri(self.rule),
+            "kind": self.kind,
+            "gate": dict(self.gate) if self.gate else None,
         }
 
     @classmethod
@@ -101,5 +106,6 @@ class Finding:
             column=d.get("column", 1), severity=d.get("severity"),
             ocp_versions=list(d.get("ocp_versions") or []), bundle=d.get("bundle"),
             fix=Fix(fx["line"], fx["replacement"], fx.get("description", "")) if fx else None,
-            detail=d.get("detail") or "",
+            detail=d.get("detail") or "", kind=d.get("kind") or "",
+            gate=d.get("gate") if isinstance(d.get("gate"), dict) else None,
         )

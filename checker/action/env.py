@@ -118,8 +118,8 @@ class ActionEnv:
             env.pull_number = int(number.strip())
         env.output_file = environ.get("GITHUB_OUTPUT") or None
         env.summary_file = environ.get("GITHUB_STEP_SUMMARY") or None
-        if env.profile and env.profile not in ("community", "certified", "operatorhub", "minimal"):
-            raise ActionError(f"input profile: '{env.profile}' is not one of community, certified, operatorhub, minimal")
+        if env.profile and env.profile not in ("community", "certified", "marketplace", "operatorhub", "minimal"):
+            raise ActionError(f"input profile: '{env.profile}' is not one of community, certified, marketplace, operatorhub, minimal")
         if env.fail_on and env.fail_on not in ("error", "warning", "info", "never"):
             raise ActionError(f"input fail_on: '{env.fail_on}' is not one of error, warning, info, never")
         event_path = environ.get("GITHUB_EVENT_PATH")

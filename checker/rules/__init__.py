@@ -52,7 +52,7 @@ from typing import Callable, Iterable, Optional
 from ..finding import Finding, Fix
 from ..nodes import Node
 
-PROFILES = ("community", "certified", "operatorhub", "minimal")
+PROFILES = ("community", "certified", "marketplace", "operatorhub", "minimal")  # the targets (checker.gates.TARGETS)
 CATEGORIES = ("format", "version", "csv", "plain", "catalogsource", "catalog")
 
 # Who refuses or breaks what an error reports (rules.md: "Every error names who refuses it").

@@ -578,7 +578,7 @@ def crd_version_removal(repo, ctx):
                 done.add(v)
                 fd = finding("crd-version-removal", pos.path, None,
                              f"the CRD {name} no longer has version {v}, which {old.csv_name} stores objects in",
-                             severity="error", line=pos.line, column=pos.column,
+                             line=pos.line, column=pos.column,
                              detail=f"{old.csv_name} ({old.rel}) has it with storage: true, so on clusters upgrading from it the "
                              "version is in the CRD's storedVersions: OLM refuses to update the CRD (\"risk of data loss\") and the "
                              f"upgrade is stuck. Keep {v} in spec.versions (served: false, storage: false) until stored objects are migrated.")

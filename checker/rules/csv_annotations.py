@@ -304,7 +304,7 @@ def _not_a_string(shape: str) -> list:
 
 
 @rule("feature-annotations", "warning", "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", or an unknown key",
-      category="csv", mixed=True, profiles={"certified": "error"},
+      category="csv", mixed=True,
       supersedes=("manifest-invalid",),  # an unquoted true: one finding, with the right fix
       refused_by=[
           refusal("api-server", "annotations are a map of strings: a YAML boolean such as an unquoted true cannot be decoded "
@@ -377,7 +377,7 @@ def feature_annotations(bundle: Bundle, ctx):
         yield finding(FA, sf, k, f"'{clip(ks, 70)}' is not a known infrastructure feature annotation.",
                       detail="The console and the catalog ignore it, so the operator is not listed under that feature. The "
                       f"features are: {', '.join(names)}.{hint}",
-                      severity=None if g and (g not in required or prefix + g not in present) else "info",
+                      severity=None if g and (g not in required or prefix + g not in present) else "info", kind="unknown-key",
                       fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
     yield from _legacy_list_case(sf, ann.get(data()["infrastructure_features"]["key"]) if ann is not None else None)
 
@@ -410,16 +410,16 @@ def _legacy_list_case(sf, node):
             yield finding("feature-annotations", sf, None,
                           f"'{clip(item, 40)}' in {inf['key']} is not a spelling the console maps (letter case).",
                           detail=f"The console ignores it, but another item of the list already shows the operator as "
-                          f"'{cmap[want]}' (info). Remove it, or write '{want}'.", line=ln, column=col, severity="info")
+                          f"'{cmap[want]}' (info). Remove it, or write '{want}'.", line=ln, column=col, severity="info", kind="legacy")
             continue
         yield finding("feature-annotations", sf, None,
                       f"'{clip(item, 40)}' in {inf['key']} is not a spelling the console maps (letter case).",
                       detail="The console matches the list's items case-sensitively, so it does not show the operator as "
-                      f"'{cmap[want]}'. Write '{want}'.", line=ln, column=col)
+                      f"'{cmap[want]}'. Write '{want}'.", line=ln, column=col, kind="legacy")
 
 
 @rule("feature-annotations-required", "info", "Red Hat certification: a required features.operators.openshift.io/* annotation is missing",
-      category="csv", profiles={"community": "off", "operatorhub": "off", "certified": "error"}, refused_by=[
+      category="csv", refused_by=[
           refusal("certification", "preflight's RequiredAnnotations check (enforced) fails a bundle without all of "
                   "disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure and "
                   "token-auth-gcp", PREFLIGHT_ANNOTATIONS),
@@ -477,7 +477,7 @@ def _feature_value(sf, key, v):
         want = "true" if v.value else "false"
         yield finding(FA, sf, v, f"{key} is the YAML boolean {clip(v.raw, 20)}, not a string.",
                       detail=f"Annotations are strings: the API server refuses the CSV. Quote it: \"{want}\".",
-                      fix=fix_value(sf, v, dq(want), "quote the value"), severity="error")
+                      fix=fix_value(sf, v, dq(want), "quote the value"), kind="schema")
         return
     raw = v.value if isinstance(v, Scalar) else None
     want = _TRUTHY.get(str(raw).strip().strip("\"'\u201c\u201d\u2018\u2019").strip().lower()) if raw is not None else None
@@ -590,7 +590,7 @@ def _same_image(ref: str) -> str:
 
 @rule("disconnected-requirements", "warning",
       "Disconnected support is claimed, but a RELATED_IMAGE_* operand image is not in relatedImages, relatedImages is empty, or an image is referenced by tag",
-      category="csv", mixed=True, profiles={"certified": "error"}, refused_by=[
+      category="csv", mixed=True, refused_by=[
           refusal("opm", "opm puts only spec.relatedImages and the install deployments' container and init container images "
                   "into the catalog's list of a bundle's images, which is what oc-mirror and 'oc adm catalog mirror' copy: a "
                   "RELATED_IMAGE_* operand image missing from a non-empty relatedImages is never mirrored, so a disconnected "
@@ -687,7 +687,7 @@ def disconnected_requirements(bundle: Bundle, ctx):
                           "opm lists only relatedImages and the deployments' container images in the catalog, and mirroring "
                           "tools (oc-mirror, oc adm catalog mirror) copy only those, so this image is never mirrored and the "
                           f"operand cannot start on a disconnected cluster. Add it to spec.relatedImages (name: ..., image: {ref}), pinned by digest.",
-                          severity="error")
+                          kind="claimed")
         missing = [(what, img, where) for kind, what, img, where in refs
                    if kind == "container" and _same_image(img.value) not in listed]
         if missing:
@@ -775,11 +775,11 @@ def arch_os_labels(bundle: Bundle, ctx):
                 found.append((name, k))
                 if name not in known:
                     if name in other:
-                        if ctx.profile != "operatorhub":
-                            yield finding(AO, sf, k, f"'{name}' is a valid {what} but OpenShift does not run on it.",
-                                          severity="warning",
-                                          detail=f"OpenShift {what}es: {', '.join(known)}; the label only matters for upstream "
-                                          "OperatorHub. Remove it for OpenShift catalogs.")
+                        # a target without OpenShift releases (OperatorHub.io) does not report it (verdicts.yaml)
+                        yield finding(AO, sf, k, f"'{name}' is a valid {what} but OpenShift does not run on it.",
+                                      kind="not-openshift",
+                                      detail=f"OpenShift {what}es: {', '.join(known)}; the label only matters for upstream "
+                                      "OperatorHub. Remove it for OpenShift catalogs.")
                     else:
                         close = difflib.get_close_matches(name.lower(), known + other, n=1, cutoff=0.6)
                         g = close[0] if close else None
@@ -922,7 +922,7 @@ def _json_string_array(sf, node, key, rule_id):
     out = []
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
         out.append(finding(rule_id, sf, node, f"{key} is {node.type_name()}, not a string holding a JSON array of strings.",
-                           severity="error", detail="Annotations are strings: the API server refuses the CSV. Write it as "
+                           kind="schema", detail="Annotations are strings: the API server refuses the CSV. Write it as "
                            "'[\"a\", \"b\"]' in quotes."))
         return None, out
     doc, err = load_json(sf, node)
@@ -1020,7 +1020,7 @@ def initialization_resource(bundle: Bundle, ctx):
     sf = csv.file
     IR = "initialization-resource"
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
-        yield finding(IR, sf, node, f"{INIT} is {node.type_name()}, not a string holding the object as JSON.", severity="error",
+        yield finding(IR, sf, node, f"{INIT} is {node.type_name()}, not a string holding the object as JSON.", kind="schema",
                       detail="Annotations are strings: the API server refuses the CSV. Write the object as JSON text in a "
                       "block: '|-' followed by the JSON.")
         return
@@ -1104,14 +1104,13 @@ def valid_subscription(bundle: Bundle, ctx):
         return
     sf = csv.file
     VS = "valid-subscription"
-    # empty or "none": the console shows '-', as without the annotation; only Red Hat
-    # certification asks for a non-empty list (certified profile: warning, else info)
-    empty_sev = None if ctx.profile == "certified" else "info"
-    empty_why = ("Red Hat certification requires the subscriptions that entitle use" if ctx.profile == "certified" else
-                 "The console shows '-' under Valid subscriptions, as without the annotation, so nothing is lost (info); "
-                 "only Red Hat certification asks for a list")
+    # empty or "none": the console shows '-', as without the annotation; only Red Hat's
+    # certification documentation asks for a non-empty list (kind "empty": a warning for the
+    # certified targets, info elsewhere; verdicts.yaml)
+    empty_why = ("The console shows '-' under Valid subscriptions, as without the annotation, and Red Hat's certification "
+                 "documentation asks for the subscriptions that entitle use")
     if is_blank(node) and isinstance(node, Scalar):
-        yield finding(VS, sf, node, f"{VALID_SUB} is empty.", severity=empty_sev,
+        yield finding(VS, sf, node, f"{VALID_SUB} is empty.", kind="empty",
                       detail=f"{empty_why}. List the subscriptions, e.g. '[\"OpenShift Container Platform\"]', or remove the annotation.")
         return
     items, problems = _json_string_array(sf, node, VALID_SUB, VS)
@@ -1122,8 +1121,9 @@ def valid_subscription(bundle: Bundle, ctx):
         if node.value.strip().lower() in ("none", "n/a", "na", "-", "null", "no"):
             p.message = f"{VALID_SUB} is '{shown(node, 40)}', not a JSON array."
             p.detail = ("The console ignores it and shows '-' under Valid subscriptions, as without the annotation, so "
-                        "nothing is lost (info). An operator that needs no subscription does not set the annotation: remove it.")
-            p.severity = "info"
+                        "nothing is lost on the console; Red Hat's certification documentation asks for the subscriptions "
+                        "that entitle use. An operator that needs no subscription does not set the annotation: remove it.")
+            p.severity, p.kind = None, "empty"
             yield p
             return
         want = "'" + json.dumps([x.strip() for x in node.value.split(",") if x.strip()]).replace("'", "''") + "'"
@@ -1136,7 +1136,7 @@ def valid_subscription(bundle: Bundle, ctx):
     if items is None:
         return
     if not items and not problems:
-        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.", severity=empty_sev,
+        yield finding(VS, sf, node, f"{VALID_SUB} is an empty list.", kind="empty",
                       detail=f"{empty_why}. List the subscriptions, e.g. '[\"OpenShift Container Platform\"]', or remove the annotation.")
         return
     seen = set()

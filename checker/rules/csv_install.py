@@ -224,13 +224,12 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
                     guess = _crd_name_for_kind(bundle, text(entry.get("kind")))
                     if guess:
                         hint = f" (the bundle's CRD for this kind is '{guess}')"
-                yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at} has no {key}", severity="error",
+                yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at} has no {key}",
                               detail=f"The {key} is {what}{hint}; OLM cannot match the CRD without it and the install fails. Add {key}.")
             elif text(v) is None:
-                yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}'{at} is {show(v)}, not a non-empty string",
-                              severity="error", detail=f"The {key} is {what}; OLM cannot match the CRD. Write the {key} as a string.")
+                yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}'{at} is {show(v)}, not a non-empty string", detail=f"The {key} is {what}; OLM cannot match the CRD. Write the {key} as a string.")
             elif key == "name" and not _CRD_NAME.fullmatch(text(v)):
-                yield finding(rule_id, sf, v, f"the {which} CRD name '{clip(text(v))}'{at} is not '<plural>.<group>'", severity="error",
+                yield finding(rule_id, sf, v, f"the {which} CRD name '{clip(text(v))}'{at} is not '<plural>.<group>'",
                               detail="A CRD's metadata.name always has that form (lowercase, with the API group after the first dot, "
                               "e.g. widgets.example.com), so OLM can never match this entry. Write the CRD's metadata.name.")
         if which == "owned" and text(entry.get("name")) in internal:
@@ -289,8 +288,7 @@ def apiservice_definitions(bundle: Bundle, ctx):
     if defs is None or (isinstance(defs, Scalar) and defs.value is None):
         return
     if not isinstance(defs, Mapping):
-        yield finding("apiservice-definitions", sf, defs, f"spec.apiservicedefinitions is {defs.type_name()}, not a mapping with 'owned' and 'required' lists",
-                      severity="error", detail="The API server rejects the CSV.")
+        yield finding("apiservice-definitions", sf, defs, f"spec.apiservicedefinitions is {defs.type_name()}, not a mapping with 'owned' and 'required' lists", detail="The API server rejects the CSV.")
         return
     deps = deployment_names(spec)
     for which in ("owned", "required"):
@@ -298,13 +296,11 @@ def apiservice_definitions(bundle: Bundle, ctx):
         if lst is None or (isinstance(lst, Scalar) and lst.value is None):
             continue
         if not isinstance(lst, Sequence):
-            yield finding("apiservice-definitions", sf, lst, f"spec.apiservicedefinitions.{which} is {lst.type_name()}, not a list of API service entries",
-                          severity="error", detail="The API server rejects the CSV.")
+            yield finding("apiservice-definitions", sf, lst, f"spec.apiservicedefinitions.{which} is {lst.type_name()}, not a list of API service entries", detail="The API server rejects the CSV.")
             continue
         for entry in lst:
             if not isinstance(entry, Mapping):
-                yield finding("apiservice-definitions", sf, entry, f"this {which} API service entry is {entry.type_name()}, not a mapping with group, version, kind and name",
-                              severity="error", detail="The API server rejects the CSV.")
+                yield finding("apiservice-definitions", sf, entry, f"this {which} API service entry is {entry.type_name()}, not a mapping with group, version, kind and name", detail="The API server rejects the CSV.")
                 continue
             label = clip(".".join(x for x in (text(entry.get("name")), text(entry.get("group"))) if x) or text(entry.get("kind")) or "this entry")
             for key, what in (("group", "the API group, e.g. metrics.example.com"), ("version", "the version, e.g. v1"),
@@ -314,21 +310,20 @@ def apiservice_definitions(bundle: Bundle, ctx):
                     node = entry if v is None else v
                     why = ("OLM creates the APIService <version>.<group> from these fields" if which == "owned"
                            else "OLM waits for the APIService <version>.<group> to be available before installing")
-                    yield finding("apiservice-definitions", sf, node, f"the {which} API service entry '{label}' has {lacking(v, key)}", severity="error",
+                    yield finding("apiservice-definitions", sf, node, f"the {which} API service entry '{label}' has {lacking(v, key)}",
                                   detail=f"The {key} is {what}; {why}, so the install cannot succeed. Write {key} as a non-empty string.")
             if which == "owned":
                 dn = entry.get("deploymentName")
                 name = text(dn)
                 if name is None:
                     yield finding("apiservice-definitions", sf, entry if dn is None else dn,
-                                  f"the owned API service entry '{label}' has {lacking(dn, 'deploymentName')}", severity="error",
+                                  f"the owned API service entry '{label}' has {lacking(dn, 'deploymentName')}",
                                   detail="OLM serves the API from that deployment (it mounts the serving certificate into it and points the "
                                   "APIService's Service at it), so the APIService never becomes available. Set deploymentName to one of "
                                   f"the CSV's deployments ({', '.join(deps) or 'none defined'}).")
                 elif name not in deps:
                     yield finding("apiservice-definitions", sf, dn,
                                   f"deploymentName '{clip(name)}' of the owned API service '{label}' is not a deployment of this CSV",
-                                  severity="error",
                                   detail=f"The CSV's install strategy has {', '.join(deps) or 'no deployment'}; OLM cannot find the deployment "
                                   "to serve the API and the install fails. Use one of the CSV's deployment names.")
             yield from _ui_text("apiservice-definitions", sf, entry, f"the {which} API service entry '{label}'")

@@ -291,10 +291,6 @@ def csv_version_directory(bundle: Bundle, ctx):
 # required fields and their format
 
 
-def _profile_set(ctx, names) -> bool:
-    return ctx.profile in names
-
-
 @rule("csv-required-fields", "error", "A field the CSV documentation requires is missing (error when OLM, the console or catalog CI needs it)",
       category="csv", mixed=True, refused_by=[
           refusal("api-server", "the ClusterServiceVersion CRD requires metadata, spec, spec.displayName and spec.install; "
@@ -368,20 +364,21 @@ def _required(bundle: Bundle, ctx):
     md = csv.metadata
     RF = "csv-required-fields"
 
-    def missing(parent, value, what, why, how, severity=None, name=None):
+    def missing(parent, value, what, why, how, kind, name=None):
         # the finding at the value when the key is there but blank ("is empty"), else at its
         # parent ("is missing"); name: the field as the optional option names it (what, unless
-        # what says more)
+        # what says more); kind: which gates refuse it (verdicts.yaml: community-operators'
+        # check_required_fields, OLM's install, Red Hat's certification documentation, ...)
         node, state = (parent, "missing") if value is None else (value, "empty")
-        return (name or what, finding(RF, sf, node, f"{what} is {state}.", severity=severity,
+        return (name or what, finding(RF, sf, node, f"{what} is {state}.", kind=kind,
                                       detail=f"{why[:1].upper()}{why[1:]}. {how}"))
 
     if md is not None and md.get("name") is None and md.get("generateName") is not None:
         yield missing(md, None, "metadata.name", "OLM identifies the CSV, its upgrade edges and everything it installs by it "
-                      "(generateName is not enough)", "Add 'name: <package>.v<version>'.")
+                      "(generateName is not enough)", "Add 'name: <package>.v<version>'.", "crd")
     spn = root.get("spec")
     if spn is None:
-        yield None, finding(RF, sf, root, "the CSV has no spec.", severity="error",
+        yield None, finding(RF, sf, root, "the CSV has no spec.", kind="crd",
                             detail="The API server refuses a CSV without spec.displayName and spec.install, and OLM has no "
                             "version, install strategy or install modes to work with. Add spec (operator-sdk generate "
                             "bundle writes it).")
@@ -390,20 +387,18 @@ def _required(bundle: Bundle, ctx):
     if sp is None:
         # null, a scalar or a list: every required field is missing (manifest-invalid reports the type at the value)
         what = "empty (null)" if isinstance(spn, Scalar) and spn.value is None else spn.type_name()
-        needed = ["version", "displayName", "description", "provider.name", "maintainers", "install", "installModes"]
-        if ctx.profile in ("community", "operatorhub"):
-            needed += ["icon", "links"]
+        needed = ["version", "displayName", "description", "provider.name", "maintainers", "install", "installModes", "icon", "links"]
         yield None, finding(RF, sf, root.key_node("spec") or spn,
-                            f"spec is {what}, so the CSV has none of the fields it requires.", severity="error",
+                            f"spec is {what}, so the CSV has none of the fields it requires.", kind="crd",
                             detail=f"It requires {', '.join('spec.' + n for n in needed)}; the API server refuses a CSV "
                             "without spec.displayName and spec.install, and OLM has nothing to install. Write spec as a "
                             "mapping with these fields (operator-sdk generate bundle writes it).")
         return
 
-    def need(key, what, why, how, severity=None):
+    def need(key, what, why, how, kind="community"):
         v = sp.get(key)
         if is_blank(v):
-            return missing(sp, v, what, why, how, severity)
+            return missing(sp, v, what, why, how, kind)
         return None, None
 
     checks = [
@@ -420,67 +415,66 @@ def _required(bundle: Bundle, ctx):
     for key, what, why, how in checks:
         if key == "installModes" and isinstance(sp.get(key), Sequence):
             continue  # an empty list is install-modes' finding
-        f = need(key, what, why, how)
+        f = need(key, what, why, how, {"installModes": "install", "displayName": "crd"}.get(key, "community"))
         if f[1]:
             yield f
     prov = sp.get("provider")
     if is_blank(prov):
         yield missing(sp, prov, "spec.provider", "the console shows who provides the operator, and catalog CI fails without it",
-                      "Add 'provider: {name: <company or project>}'.")
+                      "Add 'provider: {name: <company or project>}'.", "community")
     elif isinstance(prov, Mapping) and is_blank(prov.get("name")):
         pn = prov.get("name")
         yield missing(prov, pn, "spec.provider.name", "the console shows who provides the operator, and catalog CI fails without it",
-                      "Add 'name: <company or project>' under provider.")
+                      "Add 'name: <company or project>' under provider.", "community")
     inst = sp.get("install")
     if is_blank(inst):
         yield missing(sp, inst, "spec.install (the install strategy)", "OLM has no deployment to create",
-                      "Add 'install: {strategy: deployment, spec: {deployments: [...], permissions: [...]}}'.", name="spec.install")
+                      "Add 'install: {strategy: deployment, spec: {deployments: [...], permissions: [...]}}'.", "install", name="spec.install")
     elif not isinstance(inst, Mapping):
         yield None, finding(RF, sf, inst, f"spec.install is {inst.type_name()}, not a mapping with 'strategy: deployment' and "
-                            "'spec.deployments'.",
+                            "'spec.deployments'.", kind="install",
                             detail="OLM cannot install the operator. Write 'install: {strategy: deployment, spec: "
                             "{deployments: [...], permissions: [...]}}'.")
     else:
         st = inst.get("strategy")
         if is_blank(st):
             yield missing(inst, st, "spec.install.strategy", "OLM only knows the 'deployment' strategy and refuses a CSV without one",
-                          "Add 'strategy: deployment'.")
+                          "Add 'strategy: deployment'.", "install")
         elif text(st) != "deployment":
-            yield None, finding(RF, sf, st, f"spec.install.strategy is '{shown(st)}', not 'deployment'.",
+            yield None, finding(RF, sf, st, f"spec.install.strategy is '{shown(st)}', not 'deployment'.", kind="install",
                                 detail="OLM only supports 'deployment' and cannot install anything else. Write 'strategy: deployment'.")
         ispec = inst.get("spec")
         if is_blank(ispec):
             yield missing(inst, ispec, "spec.install.spec", "it holds the deployments and permissions OLM creates",
-                          "Add 'spec: {deployments: [...]}' under install.")
+                          "Add 'spec: {deployments: [...]}' under install.", "install")
         elif not isinstance(ispec, Mapping):
-            yield None, finding(RF, sf, ispec, f"spec.install.spec is {ispec.type_name()}, not a mapping with deployments.",
+            yield None, finding(RF, sf, ispec, f"spec.install.spec is {ispec.type_name()}, not a mapping with deployments.", kind="install",
                                 detail="It holds the deployments and permissions OLM creates. Write 'spec: {deployments: [...]}' "
                                 "under install.")
         else:
             deps = ispec.get("deployments")
             if is_blank(deps):
                 yield missing(ispec, deps, "spec.install.spec.deployments", "OLM has no operator deployment to create",
-                              "Add at least one deployment: '- name: <operator>-controller-manager' with its 'spec'.")
+                              "Add at least one deployment: '- name: <operator>-controller-manager' with its 'spec'.", "install")
             elif not isinstance(deps, Sequence):
-                yield None, finding(RF, sf, deps, f"spec.install.spec.deployments is {deps.type_name()}, not a list of deployments.",
+                yield None, finding(RF, sf, deps, f"spec.install.spec.deployments is {deps.type_name()}, not a list of deployments.", kind="install",
                                     detail="OLM has no operator deployment to create. Write a list: '- name: "
                                     "<operator>-controller-manager' with its 'spec'.")
-    if ctx.profile in ("community", "operatorhub"):
-        f = need("icon", "spec.icon", "the catalog's CI fails without it and the console shows a placeholder",
-                 "Add 'icon: [{base64data: <base64 of a PNG/SVG>, mediatype: image/png}]'.")
-        if f[1]:
-            yield f
-        f = need("links", "spec.links", "the catalog's CI fails without at least one link",
-                 "Add 'links: [{name: Documentation, url: https://...}]'.")
-        if f[1]:
-            yield f
+    f = need("icon", "spec.icon", "community-operators' CI (check_required_fields) fails without it and the console shows a "
+             "placeholder", "Add 'icon: [{base64data: <base64 of a PNG/SVG>, mediatype: image/png}]'.", "listing")
+    if f[1]:
+        yield f
+    f = need("links", "spec.links", "community-operators' CI (check_required_fields) fails without at least one link",
+             "Add 'links: [{name: Documentation, url: https://...}]'.", "listing")
+    if f[1]:
+        yield f
     f = need("keywords", "spec.keywords", "the documentation requires them and OperatorHub search uses them",
-             "Add 'keywords: [<word>, ...]'.", severity="warning")
+             "Add 'keywords: [<word>, ...]'.", "documented")
     if f[1]:
         yield f
     f = need("labels", "spec.labels", "the CSV documentation lists it as required, though nothing reads it (info: 87% of the "
              "community catalog's bundles have none)", "Add 'labels: {operated-by: <operator>}' if you want to follow the documentation.",
-             severity="info")
+             "labels")
     if f[1]:
         yield f
     ann = csv.annotations()
@@ -490,18 +484,19 @@ def _required(bundle: Bundle, ctx):
         yield missing(anchor, cap, "the capabilities annotation",
                       "the console shows the operator's capability level from it (and assumes Basic Install without it)",
                       f"Add 'capabilities: Basic Install' (one of {', '.join(data()['capabilities'])}) under metadata.annotations.",
-                      severity="warning", name="capabilities")
-    if ctx.profile == "certified":
-        for key, why in (("categories", "the Red Hat Ecosystem Catalog files the operator by it"),
-                         ("description", "the OperatorHub tile shows this short description"),
-                         ("containerImage", "certification records the operator image from it"),
-                         ("createdAt", "certification requires the creation time"),
-                         ("support", "certification requires the name of the vendor supporting the product"),
-                         ("operators.openshift.io/valid-subscription", "certification requires the subscriptions that entitle use")):
-            v = ann.get(key) if ann is not None else None
-            if is_blank(v):
-                yield missing(anchor, v, f"the {key} annotation", why + " (Red Hat certification requirement)",
-                              f"Add '{key}: ...' under metadata.annotations.", name=key)
+                      "documented", name="capabilities")
+    # Red Hat's certification documentation lists these (kind "certification": a warning for the
+    # certified targets, not reported elsewhere; no gate reads them)
+    for key, why in (("categories", "the Red Hat Ecosystem Catalog files the operator by it"),
+                     ("description", "the OperatorHub tile shows this short description"),
+                     ("containerImage", "certification records the operator image from it"),
+                     ("createdAt", "certification requires the creation time"),
+                     ("support", "certification requires the name of the vendor supporting the product"),
+                     ("operators.openshift.io/valid-subscription", "certification requires the subscriptions that entitle use")):
+        v = ann.get(key) if ann is not None else None
+        if is_blank(v):
+            yield missing(anchor, v, f"the {key} annotation", why + " (Red Hat's certification documentation lists it; no pipeline or preflight check reads it)",
+                          f"Add '{key}: ...' under metadata.annotations.", "certification", name=key)
 
 
 _EMAIL = re.compile(
@@ -631,7 +626,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
     if not is_blank(dn):
         s = text(dn)
         if s is None:
-            yield finding(MF, sf, dn, f"spec.displayName is {dn.type_name()}, not a string.", severity="error",
+            yield finding(MF, sf, dn, f"spec.displayName is {dn.type_name()}, not a string.", kind="schema",
                           detail="It is the operator's name in the console; the API server refuses the CSV. Write the name as a string.")
         else:
             n = len(s.strip())
@@ -643,7 +638,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
                               "for \"a short, readable name\" (info). A shorter name, e.g. 'Example Operator', reads better; "
                               "the rest can go into the description.")
             elif not re.match(r".{%d}" % lo, s):
-                yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters.", severity="error",
+                yield finding(MF, sf, dn, f"spec.displayName '{shown(dn)}' is shorter than {lo} characters.", kind="required-fields",
                               detail="The catalog CI's required-fields check fails it. Write the operator's readable name.")
             elif n < lo:
                 yield finding(MF, sf, dn, f"spec.displayName '{clip(s.strip())}' has fewer than {lo} characters besides spaces.",
@@ -654,10 +649,10 @@ def csv_metadata_format(bundle: Bundle, ctx):
         s = text(de)
         dmin = lim["description"]["min"]
         if s is None:
-            yield finding(MF, sf, de, f"spec.description is {de.type_name()}, not a string (Markdown).", severity="error",
+            yield finding(MF, sf, de, f"spec.description is {de.type_name()}, not a string (Markdown).", kind="schema",
                           detail="The API server refuses the CSV. Write the description as a string.")
         elif len(s) < dmin:
-            yield finding(MF, sf, de, f"spec.description has {len(s)} characters; at least {dmin} are required.", severity="error",
+            yield finding(MF, sf, de, f"spec.description has {len(s)} characters; at least {dmin} are required.", kind="required-fields",
                           detail=f"The catalog CI's required-fields check requires at least {dmin}, and the console's operator page "
                           "shows little else. Describe what the operator manages and how to start.")
         elif len(s.strip()) < dmin:
@@ -668,17 +663,17 @@ def csv_metadata_format(bundle: Bundle, ctx):
     if not is_blank(prov):
         if not isinstance(prov, Mapping):
             yield finding(MF, sf, prov, f"spec.provider is {prov.type_name()}, not a mapping such as '{{name: Example Inc.}}'.",
-                          severity="error", detail="The API server refuses the CSV. Write 'provider: {name: <company or project>}'.")
+                          kind="schema", detail="The API server refuses the CSV. Write 'provider: {name: <company or project>}'.")
         else:
             pn = prov.get("name")
             if not is_blank(pn):
                 s = text(pn)
                 pmin = lim["provider_name"]["min"]
                 if s is None:
-                    yield finding(MF, sf, pn, f"spec.provider.name is {pn.type_name()}, not a string.", severity="error",
+                    yield finding(MF, sf, pn, f"spec.provider.name is {pn.type_name()}, not a string.", kind="schema",
                                   detail="The API server refuses the CSV. Write the company or project name as a string.")
                 elif not re.match(r".{%d}" % pmin, s):
-                    yield finding(MF, sf, pn, f"spec.provider.name '{shown(pn)}' is shorter than {pmin} characters.", severity="error",
+                    yield finding(MF, sf, pn, f"spec.provider.name '{shown(pn)}' is shorter than {pmin} characters.", kind="required-fields",
                                   detail="The catalog CI's required-fields check fails it. Write the company or project name.")
                 elif len(s.strip()) < pmin:
                     yield finding(MF, sf, pn, f"spec.provider.name '{clip(s.strip())}' has fewer than {pmin} characters besides spaces.",
@@ -688,7 +683,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
             if not is_blank(pu):
                 s = text(pu)
                 if s is None:
-                    yield finding(MF, sf, pu, f"spec.provider.url is {pu.type_name()}, not a string.", severity="error",
+                    yield finding(MF, sf, pu, f"spec.provider.url is {pu.type_name()}, not a string.", kind="schema",
                                   detail="The ClusterServiceVersion CRD's schema types it as a string, so the API server refuses "
                                   "the CSV. Write the URL as a string such as https://example.com.")
                 else:
@@ -704,37 +699,37 @@ def csv_metadata_format(bundle: Bundle, ctx):
     mt = sp.get("maintainers")
     if not is_blank(mt):
         if not isinstance(mt, Sequence):
-            yield finding(MF, sf, mt, f"spec.maintainers is {mt.type_name()}, not a list of '{{name, email}}' entries.", severity="error",
+            yield finding(MF, sf, mt, f"spec.maintainers is {mt.type_name()}, not a list of '{{name, email}}' entries.", kind="schema",
                           detail="The API server refuses the CSV and the catalog CI's required-fields check fails it. Write "
                           "'maintainers: [{name: <team>, email: <address>}]'.")
         else:
             for item in mt:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"a maintainer is {item.type_name()}, not a mapping with name and email.", severity="error",
+                    yield finding(MF, sf, item, f"a maintainer is {item.type_name()}, not a mapping with name and email.", kind="schema",
                                   detail="The API server refuses the CSV. Write '{name: <person or team>, email: <address>}'.")
                     continue
                 nm, em = item.get("name"), item.get("email")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name.", severity="error",
+                    yield finding(MF, sf, item if nm is None else nm, "this maintainer has no name.", kind="operatorhub",
                                   detail="operator-sdk's validator and the catalog CI require both name and email. Add "
                                   "'name: <person or team>'.")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the maintainer's name is {nm.type_name()}, not a string.", severity="error",
+                    yield finding(MF, sf, nm, f"the maintainer's name is {nm.type_name()}, not a string.", kind="schema",
                                   detail="The API server refuses the CSV. Write the name as a string.")
                 if is_blank(em):
-                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email.", severity="error",
+                    yield finding(MF, sf, item if em is None else em, "this maintainer has no email.", kind="operatorhub",
                                   detail="operator-sdk's validator and the catalog CI require both name and email. Add "
                                   "'email: <address>'.")
                 else:
                     s = text(em)
                     if s is None:
-                        yield finding(MF, sf, em, f"the maintainer email is {em.type_name()}, not a string.", severity="error",
+                        yield finding(MF, sf, em, f"the maintainer email is {em.type_name()}, not a string.", kind="schema",
                                       detail="The API server refuses the CSV. Write an address such as team@example.com.")
                         continue
                     goerr = go_mail_address_error(s)
                     if goerr:
                         yield finding(MF, sf, em, f"the maintainer email '{shown(em)}' is not an e-mail address Go's mail parser accepts.",
-                                      severity="error", detail="operator-sdk's operatorhub validator, run by the catalog CI, fails it, "
+                                      kind="operatorhub", detail="operator-sdk's operatorhub validator, run by the catalog CI, fails it, "
                                       "and users cannot reach you. Write an address such as team@example.com.")
                         continue
                     p = email_problem(s)
@@ -747,30 +742,30 @@ def csv_metadata_format(bundle: Bundle, ctx):
     lk = sp.get("links")
     if not is_blank(lk):
         if not isinstance(lk, Sequence):
-            yield finding(MF, sf, lk, f"spec.links is {lk.type_name()}, not a list of '{{name, url}}' entries.", severity="error",
+            yield finding(MF, sf, lk, f"spec.links is {lk.type_name()}, not a list of '{{name, url}}' entries.", kind="schema",
                           detail="The API server refuses the CSV and the catalog CI's required-fields check fails it. Write "
                           "'links: [{name: Documentation, url: https://...}]'.")
         else:
             for item in lk:
                 if not isinstance(item, Mapping):
-                    yield finding(MF, sf, item, f"a link is {item.type_name()}, not a mapping with name and url.", severity="error",
+                    yield finding(MF, sf, item, f"a link is {item.type_name()}, not a mapping with name and url.", kind="schema",
                                   detail="The API server refuses the CSV. Write '{name: Documentation, url: https://...}'.")
                     continue
                 nm, u = item.get("name"), item.get("url")
                 if is_blank(nm):
-                    yield finding(MF, sf, item if nm is None else nm, "this link has no name.", severity="error",
+                    yield finding(MF, sf, item if nm is None else nm, "this link has no name.", kind="operatorhub",
                                   detail="The console shows the name as the link text, and operator-sdk's validator (run by the "
                                   "catalog CI) requires it. Add 'name: Documentation' (or what it is).")
                 elif text(nm) is None:
-                    yield finding(MF, sf, nm, f"the link's name is {nm.type_name()}, not a string.", severity="error",
+                    yield finding(MF, sf, nm, f"the link's name is {nm.type_name()}, not a string.", kind="schema",
                                   detail="The API server refuses the CSV. Write the name as a string.")
                 if is_blank(u):
-                    yield finding(MF, sf, item if u is None else u, "this link has no url.", severity="error",
+                    yield finding(MF, sf, item if u is None else u, "this link has no url.", kind="operatorhub",
                                   detail="operator-sdk's validator (run by the catalog CI) requires it. Add 'url: https://...'.")
                     continue
                 s = text(u)
                 if s is None:
-                    yield finding(MF, sf, u, f"the link URL is {u.type_name()}, not a string.", severity="error",
+                    yield finding(MF, sf, u, f"the link URL is {u.type_name()}, not a string.", kind="schema",
                                   detail="The API server refuses the CSV. Write a full URL such as https://example.com/docs.")
                     continue
                 goerr = go_request_uri_error(s)
@@ -779,7 +774,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
                     if goerr == "invalid URI for request" and _HOST.match(s) and "://" not in s and "." in s.split("/", 1)[0]:
                         fix = fix_value(sf, u, "https://" + s, "add https://")
                     yield finding(MF, sf, u, f"the link URL '{shown(u)}' is refused by Go's URL parser: {_GO_URL_WHY.get(goerr, goerr)}.",
-                                  severity="error", detail="operator-sdk's operatorhub validator, run by the catalog CI, fails it. "
+                                  kind="operatorhub", detail="operator-sdk's operatorhub validator, run by the catalog CI, fails it. "
                                   "Write a full URL such as https://example.com/docs.", fix=fix)
                     continue
                 p = url_problem(s)
@@ -802,7 +797,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
             if isinstance(kw, Scalar) and isinstance(kw.value, str):
                 words = [w.strip() for w in kw.value.split(",") if w.strip()]
                 fix = fix_value(sf, kw, "[" + ", ".join(dq(w) for w in words) + "]", "write keywords as a list")
-            yield finding(MF, sf, kw, f"spec.keywords is {kw.type_name()}, not a list of words.", severity="error",
+            yield finding(MF, sf, kw, f"spec.keywords is {kw.type_name()}, not a list of words.", kind="schema",
                           detail="The API server refuses the CSV. Write '[word, word]'.", fix=fix)
         else:
             for w in kw:
@@ -812,7 +807,7 @@ def csv_metadata_format(bundle: Bundle, ctx):
                                       detail="OperatorHub search gains nothing from it (nothing refuses it, hence a warning). Remove "
                                       "it or write a word.")
                 else:
-                    yield finding(MF, sf, w, f"a keyword is {w.type_name()}, not a string.", severity="error",
+                    yield finding(MF, sf, w, f"a keyword is {w.type_name()}, not a string.", kind="schema",
                                   detail="The API server refuses the CSV. Quote it.")
 
 
@@ -842,49 +837,49 @@ def _icon(sf, icon):
     mediatypes = data()["icon_mediatypes"]
     if not isinstance(icon, Sequence):
         yield finding(MF, sf, icon, f"spec.icon is {icon.type_name()}, not a list with one entry '{{base64data, mediatype}}'.",
-                      severity="error", detail="The API server refuses the CSV. Put '- ' before base64data.")
+                      kind="schema", detail="The API server refuses the CSV. Put '- ' before base64data.")
         return
     if len(icon) > 1:
-        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries, not one.", severity="error",
+        yield finding(MF, sf, icon.items[1], f"spec.icon has {len(icon)} entries, not one.", kind="operatorhub",
                       detail="The console shows only the first, and operator-sdk's operatorhub validator (run by the catalog CI) "
                       "fails more than one. Keep one icon.")
     entry = icon.items[0]
     if not isinstance(entry, Mapping):
-        yield finding(MF, sf, entry, f"the icon is {entry.type_name()}, not a mapping with base64data and mediatype.", severity="error",
+        yield finding(MF, sf, entry, f"the icon is {entry.type_name()}, not a mapping with base64data and mediatype.", kind="schema",
                       detail="The API server refuses the CSV. Write '- {base64data: <base64 of the image>, mediatype: image/png}'.")
         return
     b64, mt = entry.get("base64data"), entry.get("mediatype")
     mts = text(mt)
     if is_blank(mt):
-        yield finding(MF, sf, entry if mt is None else mt, "the icon has no mediatype.", severity="error",
+        yield finding(MF, sf, entry if mt is None else mt, "the icon has no mediatype.", kind="schema",
                       detail="The console cannot show it, the API server refuses an icon without one and the catalog CI fails it. "
                       f"Add 'mediatype: image/png' (or {', '.join(mediatypes)}).")
     elif mts is None or mts not in mediatypes:
         close = difflib.get_close_matches((mts or "").strip().lower(), mediatypes, n=1, cutoff=0.6)
         fix = fix_value(sf, mt, close[0], f"use {close[0]}") if close and isinstance(mt, Scalar) else None
-        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt, 40)}' is not one of {', '.join(mediatypes)}.", severity="error",
+        yield finding(MF, sf, mt, f"the icon mediatype '{shown(mt, 40)}' is not one of {', '.join(mediatypes)}.", kind="operatorhub",
                       detail="The console cannot show the icon, and the catalog CI (and operator-sdk's validator) fail it."
                       + (f" Write '{close[0]}'." if close else ""), fix=fix)
         mts = None
     if is_blank(b64):
-        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data.", severity="error",
+        yield finding(MF, sf, entry if b64 is None else b64, "the icon has no base64data.", kind="schema",
                       detail="The console shows a placeholder, the API server refuses an icon without it and the catalog CI "
                       "fails it. Add the base64-encoded image.")
         return
     s = text(b64)
     if s is None:
-        yield finding(MF, sf, b64, f"the icon's base64data is {b64.type_name()}, not a string of base64 text.", severity="error",
+        yield finding(MF, sf, b64, f"the icon's base64data is {b64.type_name()}, not a string of base64 text.", kind="schema",
                       detail="The API server refuses the CSV. Encode the image file with `base64 -w0 icon.png`.")
         return
     form, sniffed = _icon_data(s)
     if form == "data-url":
-        yield finding(MF, sf, b64, "the icon's base64data is a data: URL, not plain base64 text.", severity="error",
+        yield finding(MF, sf, b64, "the icon's base64data is a data: URL, not plain base64 text.", kind="required-fields",
                       detail="The catalog CI's icon check decodes it as base64 and fails, and the console adds the "
                       "'data:<mediatype>;base64,' prefix itself. Keep only the base64 text after the comma.")
         return
     if form == "invalid":
         yield finding(MF, sf, b64, "the icon's base64data is not valid base64 (wrong characters, or a length that is not a "
-                      "multiple of 4).", severity="error",
+                      "multiple of 4).", kind="required-fields",
                       detail="The console shows a broken image and the catalog CI fails it. Encode the image file with "
                       "`base64 -w0 icon.png`.")
         return

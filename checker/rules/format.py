@@ -292,17 +292,17 @@ def bundle_annotations(bundle: Bundle, ctx):
     for key, what in required:
         v = ann.get(key)
         if v is None:
-            yield finding("bundle-annotations", af, ann, f"the required annotation {key} is missing", severity="error",
+            yield finding("bundle-annotations", af, ann, f"the required annotation {key} is missing",
                           detail=f"It names {what}; opm cannot place the bundle without it (\"Missing annotation\"). Add it.")
         elif not isinstance(v, Scalar) or not isinstance(v.value, str) or not v.value.strip():
-            yield finding("bundle-annotations", af, v, f"{key} is not a non-empty string", severity="error",
+            yield finding("bundle-annotations", af, v, f"{key} is not a non-empty string",
                           detail=f"It names {what}; opm's bundle validation refuses anything else. Write it as a string.")
     channels = []
     ch = ann.get(CHANNELS_KEY)
     if isinstance(ch, Scalar) and isinstance(ch.value, str):
         channels = [c.strip() for c in ch.value.split(",")]
         if any(c == "" for c in channels):
-            yield finding("bundle-annotations", af, ch, f"the channel list '{ch.value}' has an empty entry", severity="error",
+            yield finding("bundle-annotations", af, ch, f"the channel list '{ch.value}' has an empty entry",
                           detail="opm refuses an empty channel name. Write the channel names separated by commas without gaps.")
         channels = [c for c in channels if c]
     dflt = ann.get(DEFAULT_KEY)
@@ -310,7 +310,7 @@ def bundle_annotations(bundle: Bundle, ctx):
         value = dflt.value.strip() if isinstance(dflt.value, str) else None
         if not value:
             # opm's annotation validation: the key may be left out, but not left empty
-            yield finding("bundle-annotations", af, dflt, "the default channel annotation is empty", severity="error",
+            yield finding("bundle-annotations", af, dflt, "the default channel annotation is empty",
                           detail=f"opm refuses an empty default channel ({DEFAULT_KEY}). Set it to one of the package's "
                           f"channels{' (' + ', '.join(channels) + ')' if channels else ''}, or remove the key.")
         elif channels and value not in channels and not in_catalog:
@@ -329,7 +329,7 @@ def bundle_annotations(bundle: Bundle, ctx):
                    "would miss its content" if in_catalog else "opm reads the bundle from this directory whatever the annotation says, "
                    "so the annotation misleads")
             yield finding("bundle-annotations", af, v, f"{key} is '{v.value}', not '{value}'",
-                          severity="error" if in_catalog else "warning",
+                          severity=None if in_catalog else "warning", kind="build-dir" if in_catalog else "",
                           detail=f"Bundles keep this content in '{value}'; {why}. Write '{value}'.")
     df = bundle.dockerfile
     if df is not None and not in_catalog:

@@ -494,7 +494,7 @@ def default_channel(repo, ctx):
                 alone = " (it is the operator's only bundle)" if len(reg) == 1 else ""
                 yield finding("bundle-annotations", path, None,
                               f"the default channel '{clip(d, 40)}' is not a channel of any bundle of operator '{name}'",
-                              severity="error", line=line, column=col,
+                              line=line, column=col,
                               detail=f"Its channels: {chans}{alone}. This bundle ({_label(f)}) is the package's highest version, so "
                               "its default channel becomes the package's, and opm refuses a package whose default channel does not "
                               f"exist: the catalog build fails. Set it to one of {chans}, or add '{d}' to this bundle's "

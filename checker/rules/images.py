@@ -183,7 +183,7 @@ def related_image_invalid(bundle: Bundle, ctx):
     def refused(node, message, detail, fix=None):
         """A finding the API server's CSV schema refuses on the releases in ``refusing``."""
         if refusing:
-            return finding("related-image-invalid", sf, node, message, severity="error", ocp=refusing, fix=fix,
+            return finding("related-image-invalid", sf, node, message, kind="schema", ocp=refusing, fix=fix,
                            detail=f"The API server refuses the CSV on OpenShift {release_ranges([r.ocp for r in refusing])}: {detail}")
         return finding("related-image-invalid", sf, node, message, severity="warning", fix=fix,
                        detail=f"The releases the bundle installs on (before 4.8) accept it, but OpenShift 4.8 and later "

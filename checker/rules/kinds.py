@@ -103,7 +103,7 @@ define("unsupported-manifest-kind", "error", "A manifest kind OLM does not insta
     """)
 
 define("network-policy", "error", "A NetworkPolicy in the bundle (catalog policy)",
-       profiles={"certified": "error", "operatorhub": "warning", "minimal": "off"}, refused_by=[
+       refused_by=[
     refusal("catalog-ci", "operator-pipelines' static check check_network_policy_presence (common suite, run with "
             "the community suite by default) fails a bundle with a networking.k8s.io NetworkPolicy",
             "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"),
@@ -154,12 +154,8 @@ def manifest_kinds(bundle: Bundle, ctx):
             continue  # manifest-invalid says why
         knode = m.root.get("kind")
         if kind == "NetworkPolicy" and m.group in ("networking.k8s.io", "extensions"):
-            if ctx.profile == "operatorhub":
-                why = ("clusters running OLM before v0.32 refuse to install a bundle with a NetworkPolicy, and Red Hat's "
-                       "catalog pipelines (static check check_network_policy_presence) reject it")
-            else:
-                why = ("Red Hat's community and certified catalog pipelines (static check check_network_policy_presence) "
-                       "reject bundles with a NetworkPolicy, and OLM before v0.32 cannot install one")
+            why = ("Red Hat's catalog pipelines (static check check_network_policy_presence, common suite) reject "
+                   "bundles with a NetworkPolicy, and OLM before v0.32 cannot install one")
             yield finding("network-policy", m.file, knode,
                           f"the bundle ships NetworkPolicy '{m.name or '?'}'",
                           detail=f"{why[0].upper() + why[1:]}. Remove it and let the operator create the policies it "

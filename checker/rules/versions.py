@@ -116,7 +116,7 @@ define("ocp-versions-mismatch", "error", "annotations.yaml and the Dockerfile LA
     """)
 
 define("ocp-versions-missing", "warning", "No com.redhat.openshift.versions: the bundle goes to every catalog", category=CAT,
-       profiles={"certified": "error"}, mixed=True, refused_by=[
+       mixed=True, refused_by=[
            refusal("catalog-ci", "check_api_version_constraints fails a bundle that sets minKubeVersion without "
                    "com.redhat.openshift.versions", CI_BUNDLE_CHECKS),
            refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements "
@@ -256,14 +256,14 @@ def label_rules(bundle: Bundle, ctx):
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"no {LABEL_KEY}, so it is published to OpenShift {_rels(catalogs)}, but {' and '.join(why)} "
                           f"{'exclude' if len(why) > 1 else 'excludes'} {_rels(excluded)}",
-                          severity="error" if by_kube or ci_refuses else None, ocp=excluded,
+                          kind="kube" if by_kube else ("ci" if ci_refuses else ""), ocp=excluded,
                           detail=f"Without the label the bundle goes to the catalogs of every OpenShift release, but {' and '.join(why)} "
                           f"{consequence}. Add the range it supports, e.g. {LABEL_KEY}: \"{example}\".{ci_note}")
         else:
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"no {LABEL_KEY}{' while minKubeVersion is set' if ci_refuses else ''}, so the bundle is published to the "
                           f"catalogs of every OpenShift release ({_rels(catalogs)})",
-                          severity="error" if ci_refuses else None, ocp=catalogs if not vi.explicit_target else vi.ocp_versions,
+                          kind="ci" if ci_refuses else "", ocp=catalogs if not vi.explicit_target else vi.ocp_versions,
                           detail=f"Add the range it supports, e.g. {LABEL_KEY}: \"v4.12\".{ci_note}")
 
 
@@ -901,7 +901,7 @@ def webhook_and_features(bundle: Bundle, ctx):
                 listed = f"lists {', '.join(str(v) for v in vals)} in admissionReviewVersions" if vals else "has no admissionReviewVersions"
                 yield finding("webhook-admission-review-versions", csv.file, where,
                               f"the webhook {name} {listed}, none of which the API server accepts on OpenShift {_rels(refused)}",
-                              severity="error", ocp=refused,
+                              kind="refused", ocp=refused,
                               detail="The API server accepts v1 and v1beta1, and v1alpha1 from Kubernetes 1.26; it refuses the webhook "
                               "configuration, so the CSV fails to install. Serve admission.k8s.io/v1 and write admissionReviewVersions: [v1].")
             else:
@@ -948,13 +948,13 @@ def _infrastructure_list(csv, node):
         value = json.loads(node.value)
     except ValueError as e:
         yield finding("feature-annotations", csv.file, node,
-                      f"operators.openshift.io/infrastructure-features is not valid JSON ({e.msg} at character {e.pos + 1})",
+                      f"operators.openshift.io/infrastructure-features is not valid JSON ({e.msg} at character {e.pos + 1})", kind="legacy",
                       detail="The console reads no feature from it. Write a JSON list of strings, e.g. "
                       f"'[\"disconnected\", \"proxy-aware\"]' (known: {', '.join(known)}).")
         return
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         yield finding("feature-annotations", csv.file, node,
-                      "operators.openshift.io/infrastructure-features is not a JSON list of strings",
+                      "operators.openshift.io/infrastructure-features is not a JSON list of strings", kind="legacy",
                       detail="The console reads no feature from anything else. Write a JSON list of strings, e.g. '[\"disconnected\"]'.")
         return
     unknown = [v for v in value if v.strip().lower() not in known]
@@ -962,5 +962,5 @@ def _infrastructure_list(csv, node):
         listed = ", ".join(f"'{clip(u, 40)}'" for u in unknown)
         yield finding("feature-annotations", csv.file, node,
                       f"operators.openshift.io/infrastructure-features lists {listed}, "
-                      "not a feature the console knows",
+                      "not a feature the console knows", kind="legacy",
                       detail=f"The console ignores it (it knows {', '.join(known)}). Fix the spelling or remove it.")

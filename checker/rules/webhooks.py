@@ -33,8 +33,7 @@ def webhook_definitions(bundle: Bundle, ctx):
     if whs is None or (isinstance(whs, Scalar) and whs.value is None):
         return
     if not isinstance(whs, Sequence):
-        yield finding("webhook-definitions", sf, whs, f"spec.webhookdefinitions is {whs.type_name()}, not a list of webhook descriptions",
-                      severity="error", detail="The API server rejects the CSV.")
+        yield finding("webhook-definitions", sf, whs, f"spec.webhookdefinitions is {whs.type_name()}, not a list of webhook descriptions", detail="The API server rejects the CSV.")
         return
     deps = deployment_names(spec)
     seen_names = {}
@@ -46,8 +45,7 @@ def webhook_definitions(bundle: Bundle, ctx):
     modes_checked = False
     for wh in whs:
         if not isinstance(wh, Mapping):
-            yield finding("webhook-definitions", sf, wh, f"this webhook description is {wh.type_name()}, not a mapping (type, generateName, deploymentName, rules, ...)",
-                          severity="error", detail="The API server rejects the CSV.")
+            yield finding("webhook-definitions", sf, wh, f"this webhook description is {wh.type_name()}, not a mapping (type, generateName, deploymentName, rules, ...)", detail="The API server rejects the CSV.")
             continue
         gn_node = wh.get("generateName")
         gn = text(gn_node)
@@ -56,23 +54,22 @@ def webhook_definitions(bundle: Bundle, ctx):
         t_node = wh.get("type")
         wtype = text(t_node)
         if t_node is None:
-            yield finding("webhook-definitions", sf, wh, f"webhook '{label}' has no type", severity="error",
+            yield finding("webhook-definitions", sf, wh, f"webhook '{label}' has no type",
                           detail=f"The API server rejects the CSV. Set type to one of {', '.join(TYPES)}.")
         elif wtype not in TYPES:
             close = [t for t in TYPES if wtype and t.lower() == wtype.lower()]
             hint = f" (letter case: write '{close[0]}')" if close else ""
             fix = value_fix(sf, t_node, close[0], f"type: {close[0]}") if close else None
-            yield finding("webhook-definitions", sf, t_node, f"webhook '{label}' has type {show(t_node)}, not a webhook type{hint}",
-                          severity="error", fix=fix, detail=f"The type must be one of {', '.join(TYPES)}; the API server rejects the CSV.")
+            yield finding("webhook-definitions", sf, t_node, f"webhook '{label}' has type {show(t_node)}, not a webhook type{hint}", fix=fix, detail=f"The type must be one of {', '.join(TYPES)}; the API server rejects the CSV.")
         # generateName: required and unique
         if gn is None:
             yield finding("webhook-definitions", sf, wh if gn_node is None else gn_node,
-                          f"this webhook description has {lacking(gn_node, 'generateName')}", severity="error",
+                          f"this webhook description has {lacking(gn_node, 'generateName')}",
                           detail="The field is required (OLM names the webhook configuration and its Service after it) and the API "
                           "server rejects the CSV. Add a unique generateName, e.g. vwidget.kb.io.")
         elif gn in seen_names:
             yield finding("webhook-definitions", sf, gn_node,
-                          f"generateName '{label}' is used by an earlier webhook description too (line {seen_names[gn]})", severity="error",
+                          f"generateName '{label}' is used by an earlier webhook description too (line {seen_names[gn]})",
                           detail="OLM fails the CSV (\"CSV contains repeated WebhookDescription name\"). Give each webhook its own generateName.")
         else:
             seen_names[gn] = gn_node.line
@@ -81,12 +78,12 @@ def webhook_definitions(bundle: Bundle, ctx):
         dn = text(dn_node)
         if dn is None:
             yield finding("webhook-definitions", sf, wh if dn_node is None else dn_node,
-                          f"webhook '{label}' has {lacking(dn_node, 'deploymentName')}", severity="error",
+                          f"webhook '{label}' has {lacking(dn_node, 'deploymentName')}",
                           detail="OLM serves the webhook from that deployment (it mounts the serving certificate into it), so the webhook "
                           f"never works and the CSV does not succeed. Set deploymentName to one of the CSV's deployments ({', '.join(deps) or 'none defined'}).")
         elif dn not in deps:
             yield finding("webhook-definitions", sf, dn_node,
-                          f"deploymentName '{clip(dn)}' of webhook '{label}' is not a deployment of this CSV", severity="error",
+                          f"deploymentName '{clip(dn)}' of webhook '{label}' is not a deployment of this CSV",
                           detail=f"The CSV's install strategy has {', '.join(deps) or 'no deployment'}; OLM cannot install the webhook's "
                           "certificate and the CSV goes back to Pending over and over. Use one of the CSV's deployment names.")
         # rules (OLM v0 checks the rules of every webhook description, whatever its type)
@@ -120,19 +117,19 @@ def _rules(sf, wh, label):
         for g, gnode in groups:
             if g == "*":
                 yield finding("webhook-definitions", sf, gnode,
-                              f"webhook '{label}' has a rule on all API groups ('*')", severity="error",
+                              f"webhook '{label}' has a rule on all API groups ('*')",
                               detail="OLM refuses it (\"webhook rules cannot include all groups\") and fails the CSV, because such a "
                               "webhook could block OLM itself. List the API groups the webhook really handles.")
             elif g == OLM_GROUP:
                 yield finding("webhook-definitions", sf, gnode,
-                              f"webhook '{label}' has a rule on the OLM API group {OLM_GROUP}", severity="error",
+                              f"webhook '{label}' has a rule on the OLM API group {OLM_GROUP}",
                               detail="OLM refuses it (\"webhook rules cannot include the OLM group\") and fails the CSV, so a broken "
                               "webhook can never lock OLM's own objects. Remove this group from the rule.")
             elif g == ADMISSION_GROUP:
                 for res, rnode in resources:
                     if res in OLM_REFUSED_ADMISSION_RESOURCES:
                         yield finding("webhook-definitions", sf, rnode,
-                                      f"webhook '{label}' has a rule on '{res}' of {ADMISSION_GROUP}", severity="error",
+                                      f"webhook '{label}' has a rule on '{res}' of {ADMISSION_GROUP}",
                                       detail="OLM refuses it (\"webhook rules cannot include MutatingWebhookConfiguration or "
                                       "ValidatingWebhookConfiguration resources\") and fails the CSV. Remove it from the rule.")
                     elif res.split("/", 1)[0].lower() in REAL_ADMISSION_RESOURCES:
@@ -148,14 +145,14 @@ def _conversion(bundle, sf, spec, wh, label, owned, crds, check_modes):
     names = strings(cnode)
     if not names:
         yield finding("webhook-definitions", sf, wh if cnode is None else cnode,
-                      f"conversion webhook '{label}' lists no conversionCRDs", severity="error",
+                      f"conversion webhook '{label}' lists no conversionCRDs",
                       detail="conversionCRDs is a list of CRD names; OLM refuses a conversion webhook without one (\"conversion webhook "
                       "must have at least one CRD specified\") and the install fails. List the owned CRDs (by metadata.name) whose "
                       "versions this webhook converts.")
     for name, nnode in names:
         if name not in owned:
             yield finding("webhook-definitions", sf, nnode,
-                          f"conversion webhook '{label}' names the CRD '{clip(name)}', which the CSV does not own", severity="error",
+                          f"conversion webhook '{label}' names the CRD '{clip(name)}', which the CSV does not own",
                           detail=f"OLM refuses it (\"csv ... does not own CRD {name}\") and the install fails. Convert only owned CRDs "
                           "(spec.customresourcedefinitions.owned), by their metadata.name.")
             continue
@@ -169,13 +166,11 @@ def _conversion(bundle, sf, spec, wh, label, owned, crds, check_modes):
         if isinstance(puf, Scalar) and puf.value is True:
             yield finding("webhook-definitions", crd.file, puf,
                           f"the CRD '{clip(name)}' sets preserveUnknownFields: true, but it is converted by the webhook '{label}'",
-                          severity="error",
                           detail="OLM refuses it (\"PreserveUnknownFields must be false to let API Server call webhook to do the "
                           "conversion\") and the install fails. Set preserveUnknownFields: false (and give every version a structural schema).")
         elif puf is None and crd.api_version == "apiextensions.k8s.io/v1beta1":
             yield finding("webhook-definitions", crd.file, cspec,
                           f"the v1beta1 CRD '{clip(name)}', converted by the webhook '{label}', does not set preserveUnknownFields: false",
-                          severity="error",
                           detail="An apiextensions.k8s.io/v1beta1 CRD without preserveUnknownFields defaults it to true, and OLM refuses "
                           "that for a converted CRD (\"PreserveUnknownFields must be false...\"). Add preserveUnknownFields: false under "
                           "spec, or better, move the CRD to apiextensions.k8s.io/v1.")
@@ -188,12 +183,12 @@ def _conversion(bundle, sf, spec, wh, label, owned, crds, check_modes):
     all_ns = modes.get("AllNamespaces")
     if all_ns is not None and not all_ns[0]:
         yield finding("webhook-definitions", sf, all_ns[1],
-                      f"the CSV has a conversion webhook ('{label}') but does not support AllNamespaces", severity="error",
+                      f"the CSV has a conversion webhook ('{label}') but does not support AllNamespaces",
                       detail="OLM installs conversion webhooks only for operators that support AllNamespaces and nothing else (a "
                       "CRD's conversion is cluster-wide), and the install fails. Support AllNamespaces only.")
     for t, node in others:
         yield finding("webhook-definitions", sf, node,
-                      f"the CSV has a conversion webhook ('{label}') and supports the {t} install mode", severity="error",
+                      f"the CSV has a conversion webhook ('{label}') and supports the {t} install mode",
                       detail="OLM refuses that (\"CSVs with conversion webhooks must support only AllNamespaces\") because a CRD's "
                       f"conversion is cluster-wide. Set supported: false for {t}.")
 
