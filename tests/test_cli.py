@@ -336,9 +336,11 @@ def test_ocp_target_replaces_the_declared_range(findings_tree, schema):
 
 @pytest.mark.parametrize("profile,delta", [
     ("community", {}),
-    ("operatorhub", {}),
+    # yaml-duplicate-key: the Red Hat pipelines' yaml-lint task refuses it; elsewhere a warning
+    ("operatorhub", {"yaml-duplicate-key": "warning"}),
     ("certified", {"ocp-versions-missing": "error"}),
-    ("minimal", {"ocp-versions-missing": None, "ocp-versions-closed-range": None}),
+    ("marketplace", {"ocp-versions-missing": "error"}),
+    ("minimal", {"ocp-versions-missing": None, "ocp-versions-closed-range": None, "yaml-duplicate-key": "warning"}),
 ])
 def test_profile(findings_tree, profile, delta):
     data = report(".", "--profile", profile, cwd=findings_tree)
@@ -525,7 +527,7 @@ def test_rules_json_lists_every_rule_with_severity_and_explanation(tmp_path):
         assert {"id", "severity", "profiles", "summary", "explanation"} <= set(r)
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r["id"])
         assert r["severity"] in ("error", "warning", "info")
-        assert set(r["profiles"]) == {"community", "certified", "operatorhub", "minimal"}
+        assert set(r["profiles"]) == {"community", "certified", "marketplace", "operatorhub", "minimal"}
         assert set(r["profiles"].values()) <= {"error", "warning", "info", "off"}
         assert r["summary"].strip()
         assert len(r["explanation"]) > 80, f"{r['id']}: the explanation says what, why and the fix"

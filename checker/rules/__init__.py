@@ -106,21 +106,40 @@ class Rule:
     refused_by: tuple = ()
 
     def can_error(self) -> bool:
-        """True when a finding of this rule can be an error under some profile by default."""
-        return self.severity == "error" or any(self.severity_in(p) == "error" for p in PROFILES)
+        """True when a finding of this rule can be an error for some target."""
+        return any(self.severity_in(p) == "error" for p in PROFILES)
 
     def severity_in(self, profile: str) -> Optional[str]:
-        """Default severity under a profile; None when the profile turns the rule off."""
-        if profile == "minimal" and self.category != "format" and "minimal" not in self.profiles:
+        """The most severe a finding of this rule can be for a target (``checker.gates``: its
+        kinds' verdicts; a rule without gate data: its documented severity); None when the
+        target reports none of it."""
+        from ..gates import explain
+
+        if profile == "minimal" and self.category != "format":
             return None
-        s = self.profiles.get(profile, self.severity)
-        return None if s == "off" else s
+        kinds = explain(self.id)
+        if not kinds:
+            return self.severity if self.severity != "error" else "warning"
+        rank = {"error": 3, "warning": 2, "info": 1, "off": 0}
+        best = max((k["targets"][profile]["severity"] for k in kinds), key=rank.__getitem__)
+        return None if best == "off" else best
+
+    def kinds(self) -> list:
+        """Per finding kind: its note and, per target, its severity and the gate deciding it."""
+        from ..gates import explain
+
+        out = explain(self.id)
+        if self.category != "format":
+            for k in out:
+                k["targets"]["minimal"] = {"severity": "off", "gate": None, "source": None}
+        return out
 
     def to_json(self) -> dict:
         return {
             "id": self.id,
             "severity": self.severity,
             "profiles": {p: (self.severity_in(p) or "off") for p in PROFILES},
+            "kinds": self.kinds(),
             "category": self.category,
             "summary": self.summary,
             "explanation": self.explanation,
