@@ -223,13 +223,16 @@ def _key(v: str) -> tuple:
 
 
 def live_releases(target: str, catalog: Optional[Catalog], known: list) -> Optional[set]:
-    """The releases whose catalogs ``target`` still builds: the catalog repository's own
-    ``catalogs/`` releases, else the target's ``live_from`` and later of ``known``; None when
-    the target has no OpenShift releases (or no such knowledge)."""
-    if catalog is not None and catalog.live:
-        return set(catalog.live)
+    """The releases whose catalogs ``target`` still builds, or will: from the oldest of the
+    catalog repository's own ``catalogs/`` releases on, else from the target's ``live_from``
+    on (of ``known``); None when the target has no OpenShift releases."""
     t = tables().targets.get(target)
-    if t is None or not t.openshift or not t.live_from:
+    if t is None or not t.openshift:
+        return None
+    if catalog is not None and catalog.live:
+        lo = min(_key(v) for v in catalog.live)  # releases after its newest catalog are still to come
+        return {v for v in known if _key(v) >= lo} | set(catalog.live)
+    if not t.live_from:
         return None
     lo = _key(t.live_from)
     return {v for v in known if _key(v) >= lo}

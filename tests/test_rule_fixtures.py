@@ -51,6 +51,11 @@ def _run(copy_fixture, rid, case, exp):
                 target=[str(t) for t in str(target).split(",")] if target else None, changes=changes)
     internal = [f for f in res.findings if f.rule == "internal-error"]
     assert not internal, [f.message for f in internal]
+    from checker.gates import tables
+
+    kinds = tables().kinds
+    for f in res.findings:  # a finding's kind is one the gates' data judges (never a silent fallback)
+        assert not f.kind or f.kind in kinds.get(f.rule, {}), f"{f.rule}: kind {f.kind!r} is not in checker/data/verdicts.yaml"
     return res
 
 

@@ -1,0 +1,145 @@
+"""Severities from the gates (checker/gates.py, checker/data/gates.yaml, verdicts.yaml): an
+error exactly where a gate on the target catalog's route refuses the finding; the catalog
+repository's config.yaml chooses the target and waives checks; findings about end-of-life
+releases only are info."""
+import glob
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from checker import gates
+from checker.rules import PROFILES, RULES, load_all
+
+from conftest import FIXTURES, ROOT
+from helpers import run_cli, run_json
+
+
+def test_every_gate_named_in_the_verdicts_exists_and_every_error_rule_has_verdicts():
+    load_all()
+    t = gates.tables()
+    assert set(t.targets) == set(gates.TARGETS) == set(PROFILES)
+    for rid, kinds in t.kinds.items():
+        assert rid in RULES, f"verdicts.yaml: unknown rule {rid}"
+        assert "" in kinds, f"verdicts.yaml: {rid} has no default kind"
+        for kid, k in kinds.items():
+            for g in k.refused_by + k.warned_by:
+                assert g in t.gates, f"verdicts.yaml: {rid}/{kid or 'default'} names unknown gate {g}"
+    for g in t.gates.values():
+        assert g.source and g.does, g.id
+        for x in g.targets or ():
+            assert x in t.targets, (g.id, x)
+    # a rule whose documented severity is error is judged by the gates' data
+    for r in RULES.values():
+        if r.severity == "error" and r.id != "internal-error":
+            assert r.id in t.kinds, f"{r.id} can report an error but verdicts.yaml does not say which gate refuses it"
+
+
+def test_every_kind_the_rule_code_names_is_judged_by_the_data():
+    kinds = {k for ks in gates.tables().kinds.values() for k in ks}
+    for p in glob.glob(os.path.join(ROOT, "checker", "rules", "*.py")):
+        with open(p, encoding="utf-8") as fh:
+            text = fh.read()
+        for k in re.findall(r'\bkind="([a-z0-9-]+)"', text):
+            assert k in kinds, f"{os.path.basename(p)}: kind {k!r} is in no verdicts.yaml entry"
+        assert 'severity="error"' not in text, f"{os.path.basename(p)}: rule code picks an error; name a kind instead"
+        assert "ctx.profile" not in text, f"{os.path.basename(p)}: rule code branches on the target"
+
+
+def test_judge_follows_the_route_waivers_and_end_of_life():
+    j = gates.judge
+    # community's check_required_fields refuses a CSV without maintainers; the certified pipelines do not run it
+    assert j("csv-required-fields", "community", "community").severity == "error"
+    assert j("csv-required-fields", "community", "certified").severity == "warning"
+    # documented by Red Hat's certification docs only: a warning there, nothing elsewhere
+    assert j("csv-required-fields", "certification", "certified").severity == "warning"
+    assert j("csv-required-fields", "certification", "marketplace").severity == "warning"
+    assert j("csv-required-fields", "certification", "community").severity is None
+    # preflight's RequiredAnnotations is enforced for the certified targets only
+    assert j("feature-annotations-required", "", "certified").severity == "error"
+    assert j("feature-annotations-required", "", "community").severity is None
+    # a waived check gates nothing for the operators it names (re.match, as apply_test_waivers)
+    cat = gates.Catalog(organization="certified-operators", waivers=[("check_operator_version_directory_name", ["^t8c"])])
+    v = j("csv-version-directory", "", "certified", operator="t8c-certified", catalog=cat)
+    assert v.severity == "warning" and v.note == "waived"
+    assert j("csv-version-directory", "", "certified", operator="other-op", catalog=cat).severity == "error"
+    # only release-bound gates refuse, and only end-of-life releases are concerned: info
+    live = {"4.14", "4.15"}
+    v = j("removed-api", "", "certified", releases=["4.12", "4.13"], live=live)
+    assert v.severity == "info" and v.note == "end-of-life"
+    assert j("removed-api", "", "certified", releases=["4.13", "4.14"], live=live).severity == "error"
+    assert j("removed-api", "", "certified", releases=["4.12"], live=live, pinned=True).severity == "error"
+    # a gate that is not release-bound refuses whatever the releases (community's check_api_version_constraints)
+    assert j("min-kube-version-range", "", "community", releases=["4.8"], live=live).severity == "error"
+    assert j("min-kube-version-range", "", "certified", releases=["4.8"], live=live).severity == "info"
+
+
+def test_live_releases_come_from_the_catalogs_directory_and_include_releases_to_come():
+    known = ["4.10", "4.11", "4.12", "4.13", "4.14", "4.23"]
+    cat = gates.Catalog(live=("4.12", "4.13"))
+    assert gates.live_releases("community", cat, known) == {"4.12", "4.13", "4.14", "4.23"}
+    assert gates.live_releases("certified", None, known) == {"4.12", "4.13", "4.14", "4.23"}
+    assert gates.live_releases("operatorhub", cat, known) is None
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """fixtures/catalog-small as a catalog repository whose gamma-op 2.1.0 sits in a directory
+    that is not its version (check_operator_version_directory_name refuses it)."""
+    dest = tmp_path / "catalog"
+    shutil.copytree(os.path.join(FIXTURES, "catalog-small"), dest, symlinks=True)
+    os.rename(dest / "operators" / "gamma-op" / "2.1.0", dest / "operators" / "gamma-op" / "2.1.0-rc")
+    return dest
+
+
+def _by_rule(data, rule):
+    return [f for f in data["findings"] if f["rule"] == rule]
+
+
+def test_config_yaml_organization_chooses_the_target_and_its_waivers_apply(tree):
+    _, data = run_json("check", ".", cwd=str(tree))
+    (f,) = _by_rule(data, "csv-version-directory")
+    assert f["severity"] == "error" and f["gate"]["id"] == "check_operator_version_directory_name"
+    assert "since 2026-01-12" in f["detail"]
+    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"error"}  # community's own check
+    # the certified catalog: its organization picks the certified target, whose pipelines do not run
+    # community's check_api_version_constraints (OLM alone refuses, on end-of-life releases only: info)
+    (tree / "config.yaml").write_text("organization: certified-operators\n"
+                                      "tests:\n  - name: check_operator_version_directory_name\n"
+                                      "    ignore_operators: ['^gamma-']\n")
+    _, data = run_json("check", ".", cwd=str(tree))
+    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"info"}
+    (f,) = _by_rule(data, "csv-version-directory")
+    assert f["severity"] == "warning" and "waives check_operator_version_directory_name" in f["detail"]
+    # --profile wins over the catalog's word
+    _, data = run_json("check", ".", "--profile", "community", cwd=str(tree))
+    assert not any(x["kind"] == "certification" for x in _by_rule(data, "csv-required-fields"))
+
+
+def test_a_finding_on_releases_the_catalog_no_longer_builds_is_info(tree):
+    # beta-op's minKubeVersion 1.27 is above 4.12-4.13's Kubernetes; community's check refuses it anyway
+    _, data = run_json("check", "operators/beta-op", cwd=str(tree))
+    assert {f["severity"] for f in _by_rule(data, "min-kube-version-range")} == {"error"}
+    # the certified pipelines do not run that check: OLM leaves the CSV Pending on 4.12-4.13 only, whose
+    # catalogs this repository no longer builds (catalogs/ starts at v4.15)
+    _, data = run_json("check", "operators/beta-op", "--profile", "certified", cwd=str(tree))
+    fs = _by_rule(data, "min-kube-version-range")
+    assert fs and {f["severity"] for f in fs} == {"info"}
+    assert all("no longer built" in f["detail"] for f in fs)
+    # asked about those releases (--ocp), they are live for the run
+    _, data = run_json("check", "operators/beta-op", "--profile", "certified", "--ocp", "4.12", cwd=str(tree))
+    assert {f["severity"] for f in _by_rule(data, "min-kube-version-range")} == {"error"}
+
+
+def test_marketplace_is_a_target(tree):
+    (tree / "config.yaml").write_text("organization: redhat-marketplace\n")
+    _, data = run_json("check", ".", cwd=str(tree))
+    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"info"}
+    p = run_cli("rules", "--format", "json")
+    assert p.returncode == 0
+    rule = next(x for x in json.loads(p.stdout)["rules"] if x["id"] == "feature-annotations-required")
+    assert rule["profiles"]["marketplace"] == "error" and rule["profiles"]["community"] == "off"
+    k = rule["kinds"][0]["targets"]["marketplace"]
+    assert k["severity"] == "error" and "RequiredAnnotations" in k["gate"]
