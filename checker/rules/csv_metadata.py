@@ -122,11 +122,16 @@ def csv_name_convention(bundle: Bundle, ctx):
 
     Why: `replaces` chains and people reading an upgrade graph rely on the convention; a name
     whose version differs from `spec.version` makes the graph misleading. operator-sdk's
-    good-practices validator (`checkBundleName` in operator-framework/api, run by the
-    community catalog CI) warns only on a name that does not end with a semantic version:
-    a warning. A name that ends with one but lacks the `.v` form (`my-operator.1.2.3`) is
-    info: OLM uses the name only as an identifier and nothing else checks the form. Nothing
-    refuses either. Whether the prefix is the package name is checked by `operator-name`.
+    good-practices validator (`checkBundleName`, operator-framework/api
+    pkg/validation/internal/good_practices.go, the same at v0.23.0 — operator-sdk v1.36.1, which
+    the community catalog CI runs with `--select-optional suite=operatorframework` — and
+    v0.45.0) warns on a name that does not end with a semantic version ("not following the
+    versioning convention") and on one without exactly one `.v` (`len(strings.Split(name,
+    ".v")) != 2`: "not following the recommended naming convention: <operator-name>.v<semver>
+    e.g. memcached-operator.v0.0.1"), so `my-operator-1.2.3` draws that warning too: a
+    warning. The CI reports the validator's warnings without failing, and OLM uses the name
+    only as an identifier: nothing refuses either. Whether the prefix is the package name is
+    checked by `operator-name`.
 
     Fix: rename the CSV to `<package>.v<spec.version>` (and update the next bundle's
     `replaces`).
@@ -160,12 +165,16 @@ def csv_name_convention(bundle: Bundle, ctx):
         want = f"{prefix}.v{version}" if version else f"{prefix}.v<semver>"
         if _sdk_accepts_name(name):
             yield finding("csv-name-convention", csv.file, n,
-                          f"the CSV name '{clip(name)}' does not follow the convention '<package>.v<semver>'.", severity="info",
-                          detail="It ends with a semantic version, which is all operator-sdk's good-practices check asks; OLM "
-                          f"uses the name only as an identifier, so nothing changes (info). '{want}' is the usual form.")
+                          f"the CSV name '{clip(name)}' has no '.v' before its version ('<package>.v<semver>').",
+                          kind="no-dot-v",
+                          detail="operator-sdk's good-practices check (checkBundleName in operator-framework/api, run by the "
+                          "community catalog CI) warns that the name is 'not following the recommended naming convention: "
+                          "<operator-name>.v<semver> e.g. memcached-operator.v0.0.1'. The CI does not fail on it and OLM uses "
+                          f"the name only as an identifier. Name it '{want}' (and update the next bundle's replaces).")
         else:
             yield finding("csv-name-convention", csv.file, n,
                           f"the CSV name '{clip(name)}' does not end with a semantic version ('<package>.v<semver>').",
+                          kind="no-semver",
                           detail="operator-sdk's good-practices check, run by the catalog CI, warns on it, and readers of the "
                           f"upgrade graph cannot tell the version from the name. Name it '{want}'.")
         return
