@@ -966,15 +966,19 @@ def csv_categories(bundle: Bundle, ctx):
     """
     What: the CSV annotation `categories` is a comma-separated list of standard categories
     (AI/Machine Learning, Application Runtime, Big Data, Cloud Provider, Database, Developer
-    Tools, Drivers and plugins, Integration & Delivery, Logging & Tracing, Modernization &
-    Migration, Monitoring, Networking, Observability, OpenShift Optional, Security, Storage,
-    Streaming & Messaging). A catalog with its own set lists it under `categories:` in
-    `.olm-check.yaml`.
+    Tools, Integration & Delivery, Logging & Tracing, Modernization & Migration, Monitoring,
+    Networking, Observability, OpenShift Optional, Security, Storage, Streaming & Messaging).
+    A catalog with its own set lists it under `categories:` in `.olm-check.yaml`.
 
     Why: OperatorHub files the operator under these categories, and a misspelt category
-    leaves the operator out of its section. Refused by operator-sdk's operatorhub validator
-    (checkCategories, an error), which the community catalog CI runs and fails on (its own
-    required-fields check only warns).
+    leaves the operator out of its section. Refused by `checkCategories`
+    (operator-framework/api pkg/validation/internal/standardcategories.go, an error): in the
+    community catalog CI through operator-sdk v1.36.1's operatorhub validator (api v0.23.0,
+    check_osdk_bundle_validate_operatorhub, which fails on its errors), in the certified
+    catalogs through preflight's ValidateOperatorBundle (StandardCategoriesValidator, api
+    v0.45.0). "Drivers and plugins" is on the community pipeline's own list (validations.py
+    CATEGORIES, read by check_required_fields) but in neither api version's set, so the
+    validator refuses it all the same (kind `pipeline-list-only`).
 
     Fix: use the standard spelling, separated by commas.
 
@@ -1000,9 +1004,21 @@ def csv_categories(bundle: Bundle, ctx):
     items = [c.strip() for c in s.split(",")]
     lower = {a.lower(): a for a in allowed}
     bad, fixed, fixable = [], [], True
+    listed_only = [] if ctx.config.categories else list(data().get("categories_pipeline_only") or [])
     for c in items:
         if c in allowed:
             fixed.append(c)
+            continue
+        if c in listed_only:
+            yield finding("csv-categories", csv.file, v,
+                          f"the categories annotation has '{c}', which operator-sdk's and preflight's validators refuse.",
+                          kind="pipeline-list-only",
+                          detail=f"'{c}' is on the community pipeline's own list (check_required_fields accepts it) but not "
+                          "in operator-framework/api's standard categories (standardcategories.go, v0.23.0 and v0.45.0): "
+                          "operator-sdk's operatorhub validator, which the community catalog CI runs and fails on, and "
+                          "preflight's ValidateOperatorBundle in the certified catalogs refuse it. Replace it with one of: "
+                          f"{', '.join(allowed)}.")
+            fixable = False
             continue
         if c == "":
             bad.append("(an empty entry)")
@@ -1025,7 +1041,8 @@ def csv_categories(bundle: Bundle, ctx):
     yield finding("csv-categories", csv.file, v,
                   f"the categories annotation has {clip(listed, 70)}, outside the standard set.",
                   detail=(f"Outside it: {listed}. " if len(listed) > 70 else "")
-                  + "OperatorHub cannot file the operator there and operator-sdk's validator (run by catalog CI) fails it. "
+                  + "OperatorHub cannot file the operator there, and operator-sdk's operatorhub validator (community catalog "
+                  "CI) and preflight's ValidateOperatorBundle (certified catalogs) fail it. "
                   f"Use only: {', '.join(allowed)}.{hint}", fix=fix)
 
 
