@@ -712,7 +712,7 @@ def disconnected_requirements(bundle: Bundle, ctx):
                 tag = _same_image(ref)[len(repo) + 1:]
                 yield finding(DR, sf, img,
                               _one_of(f"{what} pulls '{ref}' by tag; relatedImages lists that repository only by digest.",
-                                      f"{what} pulls the tag '{tag}' of a repository relatedImages lists only by digest."),
+                                      f"{what} uses tag '{tag}' of an image relatedImages pins by digest."),
                               kind="tag-of-listed-digest", severity="error",
                               detail=f"{where}It is '{ref}'; {entry} is {repo}@{listed_digest}{others}. The CSV claims "
                               f"disconnected support (line {claim.line}), and mirroring tools copy only the listed digest: "
