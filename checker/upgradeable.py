@@ -20,6 +20,7 @@ from typing import Optional
 from .blangsemver import MAX_OCP_PROPERTY as PROP, SemverError, max_openshift_version, parse_tolerant, property_value_text
 from .nodes import Mapping, Scalar, Sequence
 from .usage import Usage
+from .versions import JsonNumber, loads_keeping_numbers
 
 
 @dataclass
@@ -30,6 +31,8 @@ class CsvVerdict:
     max: Optional[tuple] = None
     error: Optional[str] = None
     values: list = field(default_factory=list)
+    # what a reader should know about how a declared value reaches OLM (an unquoted number)
+    notes: list = field(default_factory=list)
 
     @property
     def ref(self) -> str:
@@ -43,8 +46,9 @@ def olm_max(values: list) -> tuple:
         return None, None
     if len(values) > 1:
         return None, f'defining more than one "{PROP}" property is not allowed'
-    try:
-        return max_openshift_version(property_value_text(values[0])), None
+    v = values[0]
+    try:  # OLM holds the property's raw JSON text: a JSON number 4.10 stays 4.10
+        return max_openshift_version(v.raw if isinstance(v, JsonNumber) else property_value_text(v)), None
     except SemverError as e:
         return None, str(e)
 
@@ -60,12 +64,16 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
     ann = csv.annotation("olm.properties")
     if ann is not None and isinstance(ann.value, str):
         try:
-            props = json.loads(ann.value)
+            props = loads_keeping_numbers(ann.value)
         except ValueError as e:
             cv.error = f"failed to unmarshal olm.properties annotation: {e.msg}"
             return cv
         if isinstance(props, list):
             cv.values += [p.get("value") for p in props if isinstance(p, dict) and p.get("type") == PROP]
+        for v in cv.values:
+            if isinstance(v, JsonNumber) and v.raw != repr(float(v)):
+                cv.notes.append(f"olm.properties has the JSON number {v.raw}: OLM reads {v.raw} as written, JSON and YAML "
+                                f"tools read {float(v)!r}")
     pf = bundle.properties_file
     if pf is not None and pf.documents and isinstance(pf.documents[0], Mapping):
         props = pf.documents[0].get("properties")
@@ -74,6 +82,10 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
                 if isinstance(p, Mapping) and p.str("type") == PROP:
                     v = p.get("value")
                     cv.values.append(v.value if isinstance(v, Scalar) else "")
+                    if (isinstance(v, Scalar) and isinstance(v.value, float) and v.style is None
+                            and v.raw != repr(v.value)):
+                        cv.notes.append(f"properties.yaml has the unquoted number {v.raw}: {v.raw} as written; YAML reads "
+                                        f"{v.value!r}, and that is what OLM gets")
     cv.max, err = olm_max(cv.values)
     cv.error = cv.error or err
     return cv
@@ -112,7 +124,8 @@ def evaluate(verdicts: list, cluster: tuple) -> dict:
         "today": today,
         "proposed": proposed,
         "csvs": [{"csv": v.ref, "source": v.source, "max_openshift_version": f"{v.max[0]}.{v.max[1]}" if v.max else None,
-                  "declarations": v.values, "invalid": v.error} for v in verdicts],
+                  "declarations": [float(x) if isinstance(x, JsonNumber) else x for x in v.values], "invalid": v.error,
+                  "notes": v.notes} for v in verdicts],
     }
 
 
@@ -165,4 +178,6 @@ def cmd_upgradeable(args) -> int:
         for c in res["csvs"]:
             state = f"invalid: {c['invalid']}" if c["invalid"] else (f"max {c['max_openshift_version']}" if c["max_openshift_version"] else "no maxOpenShiftVersion")
             print(f"  {c['csv']} ({c['source']}): {state}")
+            for note in c["notes"]:
+                print(f"    note: {note}")
     return 0 if res["today"]["upgradeable"] else 1

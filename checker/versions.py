@@ -376,18 +376,48 @@ class MaxDecl:
     warning: Optional[str] = None  # accepted, but write {major}.{minor}
 
 
-def parse_max(value, raw: Optional[str] = None) -> tuple:
+class JsonNumber(float):
+    """A JSON number that keeps the text it was written as: OLM holds a property's value as its
+    raw JSON (projection's ``Property.Value``), so ``4.10`` in an olm.properties annotation
+    reaches OLM as ``4.10``, where a JSON or YAML decoder reads the float 4.1."""
+
+    raw: str = ""
+
+
+def _json_number(text: str) -> JsonNumber:
+    n = JsonNumber(text)
+    n.raw = text
+    return n
+
+
+def loads_keeping_numbers(text: str):
+    """``json.loads`` whose non-integer numbers are ``JsonNumber`` (their written text kept)."""
+    return json.loads(text, parse_float=_json_number)
+
+
+def parse_max(value, raw: Optional[str] = None, json_text: bool = False) -> tuple:
     """(version, error, warning) for a maxOpenShiftVersion value, as today's OLM reads it
     (``blangsemver.max_openshift_version``: the value's JSON text, quotes trimmed, blang
-    ``ParseTolerant``, only {major}.{minor})."""
+    ``ParseTolerant``, only {major}.{minor}). ``raw`` is the value as written; ``json_text``
+    says it is the raw JSON OLM holds (the olm.properties annotation), not YAML that opm
+    converts (metadata/properties.yaml)."""
     shown = raw if raw is not None else json.dumps(value)
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None, Said(f"the value {clip(shown)} is not a string", "Write it as a quoted \"{major}.{minor}\" string, e.g. \"4.8\"."), None
     if isinstance(value, (int, float)):
-        if raw is not None and raw != str(value):
-            what = f"the unquoted {raw} is read as the number {value}"
-        else:
-            what = f"{shown} is a number"
+        read = repr(float(value)) if isinstance(value, float) else str(value)
+        if raw is not None and raw != read:
+            # two readings (4.10 as written, 4.1 as a float): never pick one for the author
+            if json_text:
+                what = f"the JSON number {clip(raw, 20)} is not a string: {clip(raw, 20)} as written; JSON and YAML tools read {read}"
+                why = (f"Today's OLM reads the property's raw JSON text, {raw}; tools that decode the JSON read {read} (older OLM "
+                       "releases fail on a number).")
+            else:
+                what = f"the unquoted {clip(raw, 20)} is a number, not a string: {clip(raw, 20)} as written; YAML reads {read}"
+                why = (f"opm reads properties.yaml with a YAML parser, so OLM gets {read} and blocks cluster upgrades past "
+                       f"OpenShift {read} (older OLM releases fail on a number).")
+            return None, Said(what, f"{why} Quote the version you mean: \"{raw}\" (as written) or \"{read}\"."), None
+        what = f"{shown} is a number"
         return None, Said(f"{what}, not a string", f"OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
     text = property_value_text(value)
     s = go_trim_space(text.strip('"'))
@@ -431,7 +461,7 @@ def max_declarations(csv_manifest, properties_file) -> list:
                                              "It must be a string holding a JSON list; OLM cannot read it.")))
             else:
                 try:
-                    props = json.loads(raw)
+                    props = loads_keeping_numbers(raw)
                 except ValueError as e:
                     if MAX_TYPE in raw:
                         out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, raw,
@@ -442,8 +472,9 @@ def max_declarations(csv_manifest, properties_file) -> list:
                     for p in props:
                         if isinstance(p, dict) and p.get("type") == MAX_TYPE:
                             v = p.get("value")
-                            d = MaxDecl("csv-olm-properties", csv_manifest.file, node, v, json.dumps(v))
-                            d.version, d.error, d.warning = parse_max(v)
+                            text = v.raw if isinstance(v, JsonNumber) else json.dumps(v)
+                            d = MaxDecl("csv-olm-properties", csv_manifest.file, node, v, text)
+                            d.version, d.error, d.warning = parse_max(v, text if isinstance(v, JsonNumber) else None, json_text=True)
                             out.append(d)
     if properties_file is not None and properties_file.documents:
         doc = properties_file.documents[0]

@@ -72,3 +72,23 @@ def test_csv_file_path_and_usage_errors():
     assert p.returncode == 2 and "not an OpenShift version" in p.stderr
     p = run_cli("upgradeable", "--cluster-version", "4.16", "/nonexistent/bundle")
     assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+JSON_FLOAT = os.path.join(FIXTURES, "rules", "max-ocp-version-syntax", "bad-csv-json-float")  # olm.properties "value": 4.10
+
+
+def test_json_number_in_olm_properties_is_read_as_written():
+    # OLM holds the property's raw JSON text: "value": 4.10 is max 4.10, not the float 4.1
+    rc, v = verdict("4.10", JSON_FLOAT)
+    assert rc == 1
+    c = v["csvs"][0]
+    assert c["max_openshift_version"] == "4.10" and c["invalid"] is None
+    assert c["notes"] == ["olm.properties has the JSON number 4.10: OLM reads 4.10 as written, JSON and YAML tools read 4.1"]
+    rc, v = verdict("4.9", JSON_FLOAT)
+    assert rc == 0 and v["today"]["upgradeable"] is True
+
+
+def test_unquoted_yaml_float_says_both_readings():
+    p = run_cli("upgradeable", "--cluster-version", "4.10", FLOAT)
+    assert p.returncode == 1, p.stderr
+    assert "note: properties.yaml has the unquoted number 4.20: 4.20 as written; YAML reads 4.2" in p.stdout

@@ -99,8 +99,18 @@ def test_max_openshift_version(value, raw, version, error, warning):
     assert v == version
     assert bool(err) == error
     assert bool(warn) == warning
-    if raw == "4.20":
-        assert "number 4.2" in err and '"4.20"' in err.detail
+    if raw == "4.20":  # both readings, and the author chooses: never only the float's
+        assert "4.20 as written; YAML reads 4.2" in err
+        assert 'Quote the version you mean: "4.20" (as written) or "4.2"' in err.detail
+
+
+def test_max_json_number_keeps_its_written_text():
+    from checker.versions import loads_keeping_numbers
+
+    [p] = loads_keeping_numbers('[{"type": "olm.maxOpenShiftVersion", "value": 4.10}]')
+    v, err, _ = parse_max(p["value"], p["value"].raw, json_text=True)
+    assert v is None and "4.10 as written; JSON and YAML tools read 4.1" in err
+    assert "Today's OLM reads the property's raw JSON text, 4.10" in err.detail
 
 
 @pytest.mark.parametrize("value,ok", [

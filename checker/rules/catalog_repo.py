@@ -28,6 +28,11 @@ define("operator-name", "error", "Package name, CSV name prefix and directory na
     package in the catalog.
 
     Fix: use one name everywhere: the directory, the package annotation and the CSV prefix.
+    Where the operator's other bundles already agree on a name that differs from the package
+    (project-quay's bundles all use `quay-operator`), keep it: `check_operator_name` warns on
+    the difference but fails a bundle that leaves the name its other bundles agree on
+    (operator-pipelines operatorcert/static_tests/common/bundle.py, `_check_consistency`), so
+    the finding never advises renaming that one bundle.
 
     Bad:
         operators/foo-operator/1.0.0/metadata/annotations.yaml:
@@ -100,25 +105,51 @@ def operator_name(repo, ctx):
                     if common != mine:
                         yield finding("operator-name", pos.path if pos else f.rel, None,
                                       f"{what} is '{mine}', but the operator's other bundles use '{common}'",
+                                      kind="differs-from-other-bundles",
                                       detail="The catalog's CI (check_operator_name) refuses the change"
                                       + (" (another package name would start a new package)" if what == "the package name" else "")
                                       + f". Use '{common}'.",
                                       line=pos.line if pos else 1, column=pos.column if pos else 1)
-            sev = "warning" if others else None
+            # check_operator_name fails the first bundle of an operator and warns on later ones: the
+            # "-first" kinds are refused (verdicts.yaml), the others warned about
+            # check_operator_name fails a bundle whose name differs from the one the operator's other
+            # bundles agree on: where they agree on this bundle's name, renaming it here is refused
+            csv_agreed = others and set(csv_ops - Counter({csvop: 1})) == {csvop}
+            pkg_agreed = others and set(packages - Counter({pkg: 1})) == {pkg}
             if pkg and csvop and pkg != csvop:
                 p = f.csv_pos
+                if csv_agreed:
+                    fix = (f"The operator's other bundles agree on '{csvop}', and the same check fails a bundle whose CSV "
+                           f"operator name differs from theirs, so renaming this bundle's CSV to '{pkg}.v...' is refused: "
+                           f"keep '{csvop}' (the warning stays with the operator's convention).")
+                elif others:
+                    fix = (f"The operator's other bundles already use several names ({', '.join(sorted(csv_ops))}), so the "
+                           f"check only warns on any of them. '{pkg}.v{f.version or '<version>'}' is the name it asks for.")
+                else:
+                    fix = f"Rename the CSV to '{pkg}.v{f.version or '<version>'}'."
                 yield finding("operator-name", p.path if p else f.rel, None,
                               f"the CSV name '{f.csv_name}' does not start with the package name '{pkg}'",
-                              detail=f"The catalog's CI requires the CSV name to start with the package name of "
-                              f"annotations.yaml. Rename the CSV to '{pkg}.v{f.version or '<version>'}'.",
-                              severity=sev, line=p.line if p else 1, column=p.column if p else 1)
+                              kind="csv-name-vs-package" if others else "csv-name-vs-package-first",
+                              detail="The catalog's CI (check_operator_name) requires the CSV name to start with the package "
+                              "name of annotations.yaml: it fails the first bundle of an operator and warns on later ones. "
+                              + fix,
+                              line=p.line if p else 1, column=p.column if p else 1)
             if pkg and pkg != op:
                 p = f.package_pos or f.annotations_pos
+                if pkg_agreed:
+                    fix = (f"The operator's other bundles agree on the package '{pkg}', and the same check fails a bundle "
+                           "whose package differs from theirs (another package name would also start a new package), and "
+                           f"an operator's directory is not renamed: keep '{pkg}' (the warning stays with the operator's "
+                           "convention).")
+                else:
+                    fix = f"Rename the directory or set the package to '{op}'."
                 yield finding("operator-name", ann_path, None,
                               f"the package name '{pkg}' differs from the operator directory name '{op}'",
-                              detail=f"The catalog's CI requires the package of annotations.yaml to match the directory "
-                              f"name (operators/{op}). Rename the directory or set the package to '{op}'.",
-                              severity=sev, line=p.line if p else 1, column=p.column if p else 1)
+                              kind="package-vs-directory" if others else "package-vs-directory-first",
+                              detail=f"The catalog's CI (check_operator_name) requires the package of annotations.yaml to "
+                              f"match the directory name (operators/{op}): it fails the first bundle of an operator and warns "
+                              f"on later ones. {fix}",
+                              line=p.line if p else 1, column=p.column if p else 1)
 
 
 define("ci-config", "error", "operators/<name>/ci.yaml is invalid", category=CATEGORY, refused_by=[

@@ -525,8 +525,8 @@ def _image_refs(csv):
     """(kind, what, node, where) for each image reference of the CSV: kind "container" (a
     deployment's container or init container image), "env" (a RELATED_IMAGE_* environment value
     of such a container; what starts with the variable's name), "related" (a spec.relatedImages
-    entry). ``what`` names it for a one-sentence message (names cut at 30 characters);
-    ``where`` is a sentence for the detail naming it whole, with the deployment or container it
+    entry). ``what`` names it for a one-sentence message, in full (the name is what tells two
+    findings apart); ``where`` is a sentence for the detail with the deployment or container it
     is in ("" when ``what`` says it all)."""
     sp = csv.spec()
     if sp is None:
@@ -551,7 +551,7 @@ def _image_refs(csv):
                 cn = c.str("name") or "?"
                 img = c.get("image")
                 if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
-                    yield ("container", f"the image of container '{clip(cn, 30)}'", img,
+                    yield ("container", f"the image of container '{cn}'", img,
                            f"Container '{cn}' is in deployment '{dn}'. ")
                 env = c.get("env")
                 for e in env if isinstance(env, Sequence) else ():
@@ -559,21 +559,33 @@ def _image_refs(csv):
                         en = e.str("name") or ""
                         ev = e.get("value")
                         if en.startswith("RELATED_IMAGE_") and isinstance(ev, Scalar) and isinstance(ev.value, str) and ev.value.strip():
-                            yield "env", clip(en, 40), ev, f"{en} is set in container '{cn}'. "
+                            yield "env", en, ev, f"{en} is set in container '{cn}'. "
     ri = sp.get("relatedImages")
     for r in ri if isinstance(ri, Sequence) else ():
         if isinstance(r, Mapping):
             img = r.get("image")
             if isinstance(img, Scalar) and isinstance(img.value, str) and img.value.strip():
                 rn = r.str("name") or "?"
-                yield ("related", f"relatedImages entry '{clip(rn, 30)}'", img,
-                       f"The relatedImages entry is named '{rn}'. " if len(rn) > 30 else "")
+                yield ("related", f"relatedImages entry '{rn}'", img, "")
 
 
-def _fit(ref: str, beside: str, rest: int) -> str:
-    """An image reference clipped so that a message of ``beside``, the reference and ``rest``
-    characters of wording stays about 120 characters long (at least 30 of the reference)."""
-    return clip(ref, max(30, 120 - len(beside) - rest))
+def _one_of(full: str, short: str) -> str:
+    """``full`` when it fits a one-sentence message (120 characters), else ``short``: a value
+    is said whole or not at all (the detail says it whole), never cut in half."""
+    return full if len(full) <= 120 else short
+
+
+def _repo_and_digest(ref: str) -> tuple:
+    """(repository, digest or None) of a pull spec in the form mirroring tools compare."""
+    full = _same_image(ref)
+    if "@" in full:
+        repo, digest = full.split("@", 1)
+        last = repo.rsplit("/", 1)[-1]
+        if ":" in last:  # repo:tag@digest
+            repo = repo[: len(repo) - len(last)] + last.split(":", 1)[0]
+        return repo, digest
+    head, last = full.rsplit("/", 1)
+    return f"{head}/{last.split(':', 1)[0]}", None
 
 
 def _same_image(ref: str) -> str:
@@ -608,7 +620,9 @@ def disconnected_requirements(bundle: Bundle, ctx):
 
     - a `RELATED_IMAGE_*` environment value (an operand image the operator starts) that a
       non-empty `spec.relatedImages` does not list, and that is not a deployment's container
-      image either, is an **error** in every profile;
+      image either, is an **error** in every profile; when it pulls a tag of a repository
+      that relatedImages lists only by digest, the finding gives that digest to pin the
+      environment value to;
     - an empty `spec.relatedImages`, a deployment container image missing from a non-empty
       one, and every image referenced by tag rather than digest (in the containers, in
       `RELATED_IMAGE_*` values, in relatedImages) are **warnings** (errors in the `certified`
@@ -653,6 +667,13 @@ def disconnected_requirements(bundle: Bundle, ctx):
     ri = sp.get("relatedImages") if sp is not None else None
     refs = list(_image_refs(csv))
     listed = {_same_image(n.value) for k, _w, n, _d in refs if k == "related"}
+    # repository -> the digests relatedImages pins it to (with the entry naming it)
+    pinned: dict = {}
+    for k, w, n, _d in refs:
+        if k == "related":
+            repo, digest = _repo_and_digest(n.value)
+            if digest:
+                pinned.setdefault(repo, []).append((digest, w))
     containers = {_same_image(n.value) for k, _w, n, _d in refs if k == "container"}
     reported = set()
     if not listed:
@@ -662,12 +683,13 @@ def disconnected_requirements(bundle: Bundle, ctx):
             n = len(operands)
             yield finding(DR, sf, claim,
                           "the CSV claims disconnected support but spec.relatedImages is empty, so "
-                          f"{n} operand image{' is' if n == 1 else 's are'} not mirrored.",
+                          f"{n} operand image{' is' if n == 1 else 's are'} not mirrored.", kind="related-images-empty-operands",
                           detail="opm lists only relatedImages and the deployments' own images in the catalog (what mirroring "
                           f"tools copy), so the operand images ({names}) are not mirrored and a disconnected cluster cannot pull "
                           "them. List every image, pinned by digest, under spec.relatedImages, or set the annotation to \"false\".")
         elif not (isinstance(ri, Sequence) and len(ri)):
             yield finding(DR, sf, claim, "the CSV claims disconnected support but spec.relatedImages is empty.",
+                          kind="related-images-empty",
                           detail="opm adds the deployments' images to the catalog itself, so mirroring works today, but the "
                           "documentation asks for the list (and any image the operator starts later must be in it). List the "
                           "images, pinned by digest, under spec.relatedImages.")
@@ -682,12 +704,32 @@ def disconnected_requirements(bundle: Bundle, ctx):
                 continue  # not a pull spec (some operators pass versions or flags this way): nothing to mirror
             reported.add((img.line, img.col))
             ref = img.value.strip()
-            yield finding(DR, sf, img, f"{what} is '{_fit(ref, what, 41)}', not listed in spec.relatedImages.",
-                          detail=f"{where}It is an operand image, and the CSV claims disconnected support (line {claim.line}); "
-                          "opm lists only relatedImages and the deployments' container images in the catalog, and mirroring "
-                          "tools (oc-mirror, oc adm catalog mirror) copy only those, so this image is never mirrored and the "
-                          f"operand cannot start on a disconnected cluster. Add it to spec.relatedImages (name: ..., image: {ref}), pinned by digest.",
-                          kind="claimed")
+            repo, digest = _repo_and_digest(ref)
+            if digest is None and repo in pinned:
+                # the repository is listed by digest and the env var pulls a tag of it
+                listed_digest, entry = pinned[repo][0]
+                others = f" ({len(pinned[repo])} digests of it are listed; this is the first)" if len(pinned[repo]) > 1 else ""
+                tag = _same_image(ref)[len(repo) + 1:]
+                yield finding(DR, sf, img,
+                              _one_of(f"{what} pulls '{ref}' by tag; relatedImages lists that repository only by digest.",
+                                      f"{what} uses tag '{tag}' of an image relatedImages pins by digest."),
+                              kind="tag-of-listed-digest",
+                              detail=f"{where}It is '{ref}'; {entry} is {repo}@{listed_digest}{others}. The CSV claims "
+                              f"disconnected support (line {claim.line}), and mirroring tools copy only the listed digest: "
+                              f"the tag '{tag}' is never mirrored, and ImageDigestMirrorSet redirects only pulls by digest, so "
+                              "the operand cannot start on a disconnected cluster. Pin the env var to that digest: "
+                              f"{repo}@{listed_digest} (if the tag names another image, add that image to relatedImages by "
+                              "digest instead).")
+                continue
+            yield finding(DR, sf, img,
+                          _one_of(f"{what} is '{ref}', not listed in spec.relatedImages.",
+                                  f"the image of {what} is not listed in spec.relatedImages."),
+                          kind="operand-not-listed",
+                          detail=f"{where}It is an operand image, '{ref}', and the CSV claims disconnected support (line "
+                          f"{claim.line}); opm lists only relatedImages and the deployments' container images in the catalog, "
+                          "and mirroring tools (oc-mirror, oc adm catalog mirror) copy only those, so this image is never "
+                          "mirrored and the operand cannot start on a disconnected cluster. Add it to spec.relatedImages "
+                          f"(name: ..., image: {ref}), pinned by digest.")
         missing = [(what, img, where) for kind, what, img, where in refs
                    if kind == "container" and _same_image(img.value) not in listed]
         if missing:
@@ -695,6 +737,7 @@ def disconnected_requirements(bundle: Bundle, ctx):
             ref = img.value.strip()
             more = f" and {len(missing) - 1} more container image{'s' if len(missing) > 2 else ''}" if len(missing) > 1 else ""
             yield finding(DR, sf, img, f"{what}{more} {'are' if more else 'is'} not listed in spec.relatedImages.",
+                          kind="container-not-listed",
                           detail=where + f"The image is {ref}. "
                           + "opm adds the deployments' images to the catalog itself, so they are mirrored, but the "
                           "restricted-network guidance (and Red Hat's certification pipeline) asks relatedImages to list every "
@@ -707,9 +750,10 @@ def disconnected_requirements(bundle: Bundle, ctx):
         reported.add((img.line, img.col))
         by_tag.append((what, img, ref, where))
     for what, img, ref, where in by_tag[:MAX_IMAGE_FINDINGS]:
-        short = _fit(ref, what, 35)
-        yield finding(DR, sf, img, f"{what} is '{short}', referenced by tag, not digest.",
-                      detail=where + (f"The image is {ref}. " if short != ref else "")
+        msg = _one_of(f"{what} is '{ref}', referenced by tag, not digest.",
+                      f"{what} references its image by tag, not digest.")
+        yield finding(DR, sf, img, msg, kind="by-tag",
+                      detail=where + (f"The image is {ref}. " if ref not in msg else "")
                       + f"The CSV claims disconnected support (line {claim.line}), and Red Hat's restricted-network guidance "
                       "asks for digests: ImageDigestMirrorSet (and ImageContentSourcePolicy) redirects only pulls by digest, and "
                       "a tag reaches the mirror only where the cluster has an ImageTagMirrorSet (OpenShift 4.13 and later). Pin "
@@ -718,7 +762,7 @@ def disconnected_requirements(bundle: Bundle, ctx):
     if rest:
         lines = ", ".join(str(img.line) for _w, img, _r, _d in rest[:20]) + (", ..." if len(rest) > 20 else "")
         yield finding(DR, sf, rest[0][1],
-                      f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support.",
+                      f"{len(rest)} more images are referenced by tag although the CSV claims disconnected support.", kind="by-tag",
                       detail=f"They are at lines {lines}. Pin every one by digest (image@sha256:...).")
 
 

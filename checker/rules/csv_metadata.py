@@ -122,11 +122,16 @@ def csv_name_convention(bundle: Bundle, ctx):
 
     Why: `replaces` chains and people reading an upgrade graph rely on the convention; a name
     whose version differs from `spec.version` makes the graph misleading. operator-sdk's
-    good-practices validator (`checkBundleName` in operator-framework/api, run by the
-    community catalog CI) warns only on a name that does not end with a semantic version:
-    a warning. A name that ends with one but lacks the `.v` form (`my-operator.1.2.3`) is
-    info: OLM uses the name only as an identifier and nothing else checks the form. Nothing
-    refuses either. Whether the prefix is the package name is checked by `operator-name`.
+    good-practices validator (`checkBundleName`, operator-framework/api
+    pkg/validation/internal/good_practices.go, the same at v0.23.0 — operator-sdk v1.36.1, which
+    the community catalog CI runs with `--select-optional suite=operatorframework` — and
+    v0.45.0) warns on a name that does not end with a semantic version ("not following the
+    versioning convention") and on one without exactly one `.v` (`len(strings.Split(name,
+    ".v")) != 2`: "not following the recommended naming convention: <operator-name>.v<semver>
+    e.g. memcached-operator.v0.0.1"), so `my-operator-1.2.3` draws that warning too: a
+    warning. The CI reports the validator's warnings without failing, and OLM uses the name
+    only as an identifier: nothing refuses either. Whether the prefix is the package name is
+    checked by `operator-name`.
 
     Fix: rename the CSV to `<package>.v<spec.version>` (and update the next bundle's
     `replaces`).
@@ -160,12 +165,16 @@ def csv_name_convention(bundle: Bundle, ctx):
         want = f"{prefix}.v{version}" if version else f"{prefix}.v<semver>"
         if _sdk_accepts_name(name):
             yield finding("csv-name-convention", csv.file, n,
-                          f"the CSV name '{clip(name)}' does not follow the convention '<package>.v<semver>'.", severity="info",
-                          detail="It ends with a semantic version, which is all operator-sdk's good-practices check asks; OLM "
-                          f"uses the name only as an identifier, so nothing changes (info). '{want}' is the usual form.")
+                          f"the CSV name '{clip(name)}' has no '.v' before its version ('<package>.v<semver>').",
+                          kind="no-dot-v",
+                          detail="operator-sdk's good-practices check (checkBundleName in operator-framework/api, run by the "
+                          "community catalog CI) warns that the name is 'not following the recommended naming convention: "
+                          "<operator-name>.v<semver> e.g. memcached-operator.v0.0.1'. The CI does not fail on it and OLM uses "
+                          f"the name only as an identifier. Name it '{want}' (and update the next bundle's replaces).")
         else:
             yield finding("csv-name-convention", csv.file, n,
                           f"the CSV name '{clip(name)}' does not end with a semantic version ('<package>.v<semver>').",
+                          kind="no-semver",
                           detail="operator-sdk's good-practices check, run by the catalog CI, warns on it, and readers of the "
                           f"upgrade graph cannot tell the version from the name. Name it '{want}'.")
         return
@@ -952,15 +961,19 @@ def csv_categories(bundle: Bundle, ctx):
     """
     What: the CSV annotation `categories` is a comma-separated list of standard categories
     (AI/Machine Learning, Application Runtime, Big Data, Cloud Provider, Database, Developer
-    Tools, Drivers and plugins, Integration & Delivery, Logging & Tracing, Modernization &
-    Migration, Monitoring, Networking, Observability, OpenShift Optional, Security, Storage,
-    Streaming & Messaging). A catalog with its own set lists it under `categories:` in
-    `.olm-check.yaml`.
+    Tools, Integration & Delivery, Logging & Tracing, Modernization & Migration, Monitoring,
+    Networking, Observability, OpenShift Optional, Security, Storage, Streaming & Messaging).
+    A catalog with its own set lists it under `categories:` in `.olm-check.yaml`.
 
     Why: OperatorHub files the operator under these categories, and a misspelt category
-    leaves the operator out of its section. Refused by operator-sdk's operatorhub validator
-    (checkCategories, an error), which the community catalog CI runs and fails on (its own
-    required-fields check only warns).
+    leaves the operator out of its section. Refused by `checkCategories`
+    (operator-framework/api pkg/validation/internal/standardcategories.go, an error): in the
+    community catalog CI through operator-sdk v1.36.1's operatorhub validator (api v0.23.0,
+    check_osdk_bundle_validate_operatorhub, which fails on its errors), in the certified
+    catalogs through preflight's ValidateOperatorBundle (StandardCategoriesValidator, api
+    v0.45.0). "Drivers and plugins" is on the community pipeline's own list (validations.py
+    CATEGORIES, read by check_required_fields) but in neither api version's set, so the
+    validator refuses it all the same (kind `pipeline-list-only`).
 
     Fix: use the standard spelling, separated by commas.
 
@@ -986,9 +999,21 @@ def csv_categories(bundle: Bundle, ctx):
     items = [c.strip() for c in s.split(",")]
     lower = {a.lower(): a for a in allowed}
     bad, fixed, fixable = [], [], True
+    listed_only = [] if ctx.config.categories else list(data().get("categories_pipeline_only") or [])
     for c in items:
         if c in allowed:
             fixed.append(c)
+            continue
+        if c in listed_only:
+            yield finding("csv-categories", csv.file, v,
+                          f"the categories annotation has '{c}', which operator-sdk's and preflight's validators refuse.",
+                          kind="pipeline-list-only",
+                          detail=f"'{c}' is on the community pipeline's own list (check_required_fields accepts it) but not "
+                          "in operator-framework/api's standard categories (standardcategories.go, v0.23.0 and v0.45.0): "
+                          "operator-sdk's operatorhub validator, which the community catalog CI runs and fails on, and "
+                          "preflight's ValidateOperatorBundle in the certified catalogs refuse it. Replace it with one of: "
+                          f"{', '.join(allowed)}.")
+            fixable = False
             continue
         if c == "":
             bad.append("(an empty entry)")
@@ -1011,7 +1036,8 @@ def csv_categories(bundle: Bundle, ctx):
     yield finding("csv-categories", csv.file, v,
                   f"the categories annotation has {clip(listed, 70)}, outside the standard set.",
                   detail=(f"Outside it: {listed}. " if len(listed) > 70 else "")
-                  + "OperatorHub cannot file the operator there and operator-sdk's validator (run by catalog CI) fails it. "
+                  + "OperatorHub cannot file the operator there, and operator-sdk's operatorhub validator (community catalog "
+                  "CI) and preflight's ValidateOperatorBundle (certified catalogs) fail it. "
                   f"Use only: {', '.join(allowed)}.{hint}", fix=fix)
 
 

@@ -385,6 +385,15 @@ def manifest_invalid(bundle: Bundle, ctx):
     on those is a warning (nothing refuses it; write it anyway); on any other kind OLM looks
     the group/version up in the cluster's API discovery and the InstallPlan fails.
 
+    Key spelling: opm's bundle parser (operator-registry pkg/registry/parse.go addManifests)
+    decodes each file into an unstructured object, which needs the exact key `kind`; a file
+    with `Kind:` fails to decode and is left out of the bundle (an error). A CSV whose
+    `apiVersion` is spelled otherwise (`ApiVersion`) is read: opm tells the CSV by its kind,
+    and OLM decodes it with encoding/json, which matches field names case-insensitively
+    (operator-lifecycle-manager pkg/controller/operators/catalog/operator.go, ExecutePlan):
+    a warning (kind `key-case-csv`), and its value is still checked. On any other kind the
+    misspelt apiVersion is not read (the unstructured object has none).
+
     Fix: add the missing field, or give the field the shape Kubernetes expects.
 
     A `features.operators.openshift.io/*` annotation that is not a string (an unquoted
@@ -417,9 +426,31 @@ def manifest_invalid(bundle: Bundle, ctx):
             if v is None:
                 slip = next((k for k, _ in root.items() if isinstance(k, Scalar) and isinstance(k.value, str)
                              and k.value != key and k.value.lower() == key.lower()), None)
+                if slip is not None and key == "apiVersion" and isinstance(kind, Scalar) and kind.value == "ClusterServiceVersion":
+                    # OLM decodes the CSV with encoding/json (case-insensitive field names) and opm tells
+                    # the CSV by its kind alone: the misspelt key is read; its value is still checked
+                    sv = root.get(slip.value)
+                    yield finding("manifest-invalid", sf, slip, f"the CSV's apiVersion is spelled '{slip.value}'",
+                                  severity="warning", kind="key-case-csv",
+                                  detail="OLM decodes the CSV into its Go type with encoding/json, which matches field names "
+                                  "case-insensitively (operator-lifecycle-manager catalog/operator.go ExecutePlan), and opm "
+                                  "tells the CSV by its kind alone, so it is read; tools that read manifests as unstructured objects "
+                                  "(kubectl, and opm and OLM for every other kind) see no apiVersion. Write 'apiVersion'.")
+                    if isinstance(sv, Scalar) and isinstance(sv.value, str) and sv.value:
+                        bad = _bad_api_version(sv.value)
+                        if bad is not None:
+                            shown = sv.value.encode("unicode_escape").decode("ascii")[:60]
+                            yield finding("manifest-invalid", sf, sv, f"apiVersion '{shown}' {bad}",
+                                          detail="It is not a group/version such as 'v1' or 'apps/v1'; OLM finds no such API in "
+                                          "the cluster, so the InstallPlan fails. Write 'operators.coreos.com/v1alpha1'.")
+                    continue
                 if slip is not None:
                     yield finding("manifest-invalid", sf, slip, f"the object has no {key}: it is spelled '{slip.value}'",
-                                  severity=sev, detail=f"Kubernetes' keys are case-sensitive; {why}. Write '{key}'.")
+                                  severity=sev, detail=f"Kubernetes' keys are case-sensitive: opm and OLM read manifests as "
+                                  f"unstructured objects, whose '{key}' is an exact key (a '{slip.value}' is not read); {why}. "
+                                  + ("opm's bundle parser cannot decode an object without 'kind' and leaves the file out of "
+                                     "the bundle (operator-registry pkg/registry/parse.go addManifests). " if key == "kind" else "")
+                                  + f"Write '{key}'.")
                     continue
                 yield finding("manifest-invalid", sf, root, f"the object has no {key}", severity=sev,
                               detail=f"Without {key}, {why}. Add {key}.")

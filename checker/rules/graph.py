@@ -150,10 +150,15 @@ define("skip-range", "error", "olm.skipRange is not a semver range OLM can parse
     range (`1.0.0 - 2.0.0`) parses but means "exactly 1.0.0 and exactly 2.0.0" (it matches
     nothing): warning.
 
+    An empty `olm.skipRange: ''` is the same as none: opm validates only a non-empty range and
+    OLM reads an empty one as no range: info.
+
     Why: OLM parses the range with blang/semver and silently drops one it cannot parse, so
-    the versions it was meant to cover get no upgrade edge to the bundle; opm v1.69.0 and
-    later refuse it outright (`opm validate` and catalog rendering: "invalid skipRange"), so
-    a catalog holding it can no longer be built with current opm.
+    the versions it was meant to cover get no upgrade edge to the bundle (in a semver-mode
+    operator the version-order edges remain; only the skips are lost); opm v1.69.0 and later
+    refuse it outright (operator-registry alpha/model/model.go, commit 1ead90f3 of
+    2026-05-20, first in v1.69.0: `opm validate` and catalog rendering fail with "invalid
+    skipRange"), so a catalog holding it can no longer be built with current opm.
 
     Fix: write the range as OLM reads it.
 
@@ -315,16 +320,34 @@ def skip_range(repo, ctx):
             continue
         p = f.skip_range_pos
         path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
+        if not f.skip_range.strip():
+            # opm validates only a non-empty skipRange (alpha/model/model.go: `if b.SkipRange != ""`) and
+            # OLM reads an empty one as none: the same as no annotation
+            yield finding("skip-range", path, None, "olm.skipRange is empty, the same as no skipRange", severity="info",
+                          kind="empty", line=line, column=col,
+                          detail="opm validates only a non-empty skipRange and OLM reads an empty one as none, so nothing "
+                          "refuses it and no version skips to this bundle through it. Remove the annotation, or write the "
+                          "range this bundle should cover, e.g. '>=1.0.0 <1.2.0'.")
+            continue
         err = check_range(f.skip_range)
         if err is not None:
+            op = repo.operators.get(f.operator) if f.operator else None
+            semver = op is not None and _mode(op) == "semver-mode"
+            lost = ("In this semver-mode operator the edges from version order remain; what is lost are the skips: "
+                    "the older versions the range was to cover cannot update straight to this bundle. " if semver else
+                    "What is lost are the skips: the versions the range was to cover get no edge to this bundle, and "
+                    "only spec.replaces (and spec.skips) remain. ")
             yield finding("skip-range", path, None, f"olm.skipRange '{clip(f.skip_range, 40)}' is not a range OLM can parse: {err}",
-                          line=line, column=col,
-                          detail="OLM (blang/semver) cannot read it, so the range is ignored and the versions it should cover get "
-                          "no upgrade edge to this bundle. Write comparators with full versions, e.g. '>=1.0.0 <1.2.0' (OR with '||').")
+                          line=line, column=col, kind="unparsable",
+                          detail="OLM (blang/semver) cannot read it and drops it, and opm v1.69.0 and later refuse a "
+                          "catalog holding it in 'opm validate' (which the catalog pipeline runs, with opm v1.71.0) and "
+                          "when serving it (\"invalid skipRange\", operator-registry alpha/model/model.go, commit "
+                          "1ead90f3). " + lost
+                          + "Write comparators with full versions, e.g. '>=1.0.0 <1.2.0' (OR with '||').")
         elif " - " in f.skip_range:
             yield finding("skip-range", path, None,
                           f"olm.skipRange '{clip(f.skip_range)}' is a hyphen range, which OLM reads as matching nothing",
-                          severity="warning", line=line, column=col,
+                          severity="warning", line=line, column=col, kind="hyphen",
                           detail="OLM's parser drops the '-' and reads it as 'exactly one version AND exactly the other', which "
                           "matches nothing. Write '>=A <=B' instead.")
 

@@ -180,7 +180,11 @@ def rbac_crd_create(bundle: Bundle, ctx):
         verbs = g.allows("create")
         if not verbs:
             continue
-        wide = "*" in g.groups or "*" in g.resources
+        # a general wildcard, not a rule about CRDs: `apiGroups: ["*"]` or `resources: ["*"]` in some
+        # other group. `resources: ["*"]` in apiextensions.k8s.io (whose only resource is
+        # customresourcedefinitions) is about CRDs, as operator-framework/api's
+        # validateRBACForCRDsWith reads it (good_practices.go, v0.23.0).
+        wide = CRD_GROUP not in g.groups and CRD_RESOURCE not in g.resources
         how = "a wildcard rule" if wide else "this rule"
         if g.namespaced:
             if g.scope == "permissions" and g.sa in cluster_sas:
@@ -197,8 +201,9 @@ def rbac_crd_create(bundle: Bundle, ctx):
                       detail=_lifted(g)
                       + "OLM installs and upgrades the CRDs a bundle ships and checks them against existing custom resources; CRDs "
                       "the operator creates itself escape that, are not removed or upgraded by OLM, and can collide with other "
-                      "operators. Ship the CRDs in the bundle and drop 'create' on customresourcedefinitions (get/list/watch, or "
-                      "update/patch on named CRDs, are enough to manage them).")
+                      "operators. operator-sdk's good-practices check (validateRBACForCRDsWith), run by the community catalog CI, "
+                      "warns on it too. Ship the CRDs in the bundle and drop 'create' on customresourcedefinitions (get/list/watch, "
+                      "or update/patch on named CRDs, are enough to manage them).")
 
 
 def _namespaced_crd_message(g: Grant, verb: str) -> tuple:
@@ -289,8 +294,13 @@ def _scc(g: Grant, defaults: frozenset):
 define("rbac-crd-create", "warning", "The operator may create CustomResourceDefinitions, or asks for it where a Role cannot grant it",
        category=CAT, explanation="""
     What: an RBAC rule of the bundle allows `create` (or `*`) on `customresourcedefinitions`
-    in group `apiextensions.k8s.io` (or `*`), without `resourceNames` (a rule restricted by
-    name can never authorise create; `patch`/`update` alone cannot create).
+    (or `*`) in group `apiextensions.k8s.io` (or `*`), without `resourceNames` (a rule
+    restricted by name can never authorise create; `patch`/`update` alone cannot create: the
+    API server authorises an apply that creates an object as a create).
+    operator-framework/api's `validateRBACForCRDsWith` (good_practices.go, v0.23.0 — operator-sdk
+    v1.36.1, community catalog CI — and v0.45.0) warns on the group `apiextensions.k8s.io` with
+    resource `customresourcedefinitions` or `*` and verb `create`, `*` or `patch`, in
+    permissions or clusterPermissions.
     - In a cluster-wide grant (the CSV's clusterPermissions; its permissions when the CSV
       supports only AllNamespaces, which OLM then lifts to a ClusterRole; a ClusterRole
       manifest): the operator may create CRDs itself.

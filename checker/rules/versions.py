@@ -282,7 +282,10 @@ define("max-ocp-version-syntax", "error", "olm.maxOpenShiftVersion is not a vali
     `4.8.0`, `4.8.0+build` or `v4.8` is a warning.
 
     Why: today's OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks
-    every minor cluster upgrade; older OLM failed on a number.
+    every minor cluster upgrade; older OLM failed on a number. A number has two readings, and
+    the finding says both and lets the author choose: `4.10` as written, `4.1` as a float.
+    OLM holds a property's raw JSON text, so in the olm.properties annotation it reads `4.10`;
+    opm converts metadata/properties.yaml with a YAML parser, so there OLM gets `4.1`.
 
     Refused by: OLM's `maxOpenShiftVersion()` (operator-lifecycle-manager,
     pkg/controller/operators/openshift/helpers.go), which blocks cluster upgrades.
@@ -452,6 +455,8 @@ def _max_fix(d) -> Optional[Fix]:
     if d.version is not None:
         new = f'"{vstr(d.version)}"'
     elif isinstance(d.value, (int, float)) and not isinstance(d.value, bool) and isinstance(d.node, Scalar):
+        if d.node.raw != (repr(float(d.value)) if isinstance(d.value, float) else str(d.value)):
+            return None  # 4.10 as written, 4.1 as YAML reads it: the author chooses
         new = f'"{d.node.raw}"'
     else:
         return None
