@@ -57,7 +57,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
     profile = profile or cfg.profile or "community"
     fail_on = fail_on or cfg.fail_on or "error"
     try:
-        repo = plan(paths, cfg.limits, changed, root=root, shard=shard, catalogs=False)
+        repo = plan(paths, cfg.limits, changed, root=root, shard=shard, catalogs=False, exclude=cfg.exclude)
     except UsageError as e:
         raise CheckError(str(e))
     if changes is not None:

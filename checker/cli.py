@@ -109,8 +109,35 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _implicit_check(argv: list, commands) -> list:
+    """``olm-check PATH...`` is ``olm-check check PATH...`` (as the image's entrypoint takes
+    a bare path): the first word that is no option and no command is a path when it exists,
+    holds a ``/`` or a ``.``, or is not close to a command name (``chek`` stays a mistyped
+    command, with its did-you-mean)."""
+    from .suggest import close
+
+    for i, word in enumerate(argv):
+        if word in ("--debug",):
+            continue
+        if word.startswith("-") or word in commands:
+            return argv
+        if os.path.lexists(word) or "/" in word or "." in word:
+            return argv[:i] + ["check"] + argv[i:]
+        if not close(word, commands, n=1):
+            from .discover import _sibling_hint
+
+            raise Usage(f"{word}: not a command ({', '.join(commands)}) and no such file or directory{_sibling_hint(word)}")
+        return argv
+    return argv
+
+
 def main(argv: Optional[list] = None) -> int:
     parser = _parser()
+    try:
+        argv = _implicit_check(list(sys.argv[1:] if argv is None else argv), parser.commands)
+    except Usage as e:
+        print(f"olm-check: {e}", file=sys.stderr)
+        return 2
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # reported by the subcommand's parser: its usage, not the top level's

@@ -10,8 +10,9 @@ other byte of a file (comments, order, indentation, line endings, the final newl
 * ``--diff`` prints the first pass as a unified diff and writes nothing (exit 1 when there
   is something to fix, 0 when not, as ``ruff --diff``).
 * A fix of a label in ``metadata/annotations.yaml`` is made in the bundle's
-  ``bundle.Dockerfile`` / ``Dockerfile`` LABEL too when that held the same value, so the two
-  stay in agreement.
+  ``bundle.Dockerfile`` / ``Dockerfile`` LABEL too (an operator-sdk project's root
+  ``bundle.Dockerfile`` for ``bundle/``: ``layout.bundle_dockerfile``) when that held the
+  same value, so the two stay in agreement.
 * Never a file outside the checked tree: the file's real path (symlinks resolved) must be
   below the repository root (the git work tree, or the directory of the paths) or below the
   tree of another path named (``load.Reader.extra_roots``: another catalog repository), and
@@ -92,10 +93,12 @@ def _label_twin(path: str, old_line: str, new_line: str) -> Optional[tuple]:
     key, old, new = a.group("key"), _unquote(a.group("value")), _unquote(b.group("value"))
     if old == new:
         return None
+    from .layout import bundle_dockerfile
+
     bundle = os.path.dirname(os.path.dirname(path))
-    for name in ("bundle.Dockerfile", "Dockerfile"):
-        df = os.path.join(bundle, name)
-        if os.path.islink(df) or not os.path.isfile(df):
+    # its own bundle.Dockerfile or Dockerfile, else an operator-sdk project root's bundle.Dockerfile
+    for df in [bundle_dockerfile(bundle)]:
+        if df is None or os.path.islink(df) or not os.path.isfile(df):
             continue
         try:
             with open(df, "rb") as fh:

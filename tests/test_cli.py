@@ -163,7 +163,8 @@ def test_fail_on_from_the_config_file(findings_tree):
     (["check", ".", "--ocp", "4.16.1"], "--ocp"),
     (["check", ".", "--output", "no/such/dir/report.json"], "--output"),
     (["check", ".", "--changed-since", "HEAD"], "--changed-since"),  # not a git repository
-    (["frobnicate"], "invalid choice"),
+    (["frobnicate"], "not a command"),
+    (["chek"], "invalid choice"),
     ([], "usage"),
 ])
 def test_usage_errors_exit_2_with_a_message_and_no_traceback(findings_tree, args, words):
