@@ -79,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     fx.add_argument("--profile", choices=("community", "certified", "operatorhub", "minimal"), help="rule defaults (as check)")
     fx.add_argument("--config", help="config file (as check)")
     fx.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check")
+    from .selection import add_rule_choice
+
+    add_rule_choice(fx, "fix")
     fx.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     m = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one report")
@@ -111,7 +114,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _implicit_check(argv: list, commands) -> list:
     """``olm-check PATH...`` is ``olm-check check PATH...`` (as the image's entrypoint takes
-    a bare path): the first word that is no option and no command is a path when it exists,
+    a bare path), and so is ``olm-check --OPTION...`` (an option of ``check``'s; ``--help``
+    and ``--version`` stay olm-check's): the first word that is no command is a path when it exists,
     holds a ``/`` or a ``.``, or is not close to a command name (``chek`` stays a mistyped
     command, with its did-you-mean)."""
     from .suggest import close
@@ -119,8 +123,10 @@ def _implicit_check(argv: list, commands) -> list:
     for i, word in enumerate(argv):
         if word in ("--debug",):
             continue
-        if word.startswith("-") or word in commands:
+        if word in commands or word in ("-h", "--help", "--version"):
             return argv
+        if word.startswith("-"):  # an option of check's: ``olm-check --format json``
+            return argv[:i] + ["check"] + argv[i:]
         if os.path.lexists(word) or "/" in word or "." in word:
             return argv[:i] + ["check"] + argv[i:]
         if not close(word, commands, n=1):

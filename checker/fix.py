@@ -7,6 +7,8 @@ a pass changes nothing (at most ``MAX_PASSES``: one fix may only become possible
 another is written), so a second ``fix`` changes nothing. Only the fixed lines change: every
 other byte of a file (comments, order, indentation, line endings, the final newline) stays.
 
+* ``--select`` / ``--ignore`` (rule ids and prefixes, as ``check``'s): only the selected
+  rules' fixes are applied.
 * ``--diff`` prints the first pass as a unified diff and writes nothing (exit 1 when there
   is something to fix, 0 when not, as ``ruff --diff``).
 * A fix of a label in ``metadata/annotations.yaml`` is made in the bundle's
@@ -201,9 +203,12 @@ def cmd_fix(args) -> int:
     from .usage import Usage
     from .roots import display_base, repo_root
 
+    from .selection import View
+
     paths = targets.expand(args.paths or ["."])
     target = parse_target(args.ocp)
     targets.check_ocp(target, paths, args.config)
+    view = View.from_args(args)  # --select / --ignore: whose fixes are applied
     base = display_base(paths)
     root = repo_root(paths)
     from .report.text import Paths
@@ -220,7 +225,7 @@ def cmd_fix(args) -> int:
             raise Usage(targets.nothing_message(paths))
         reader = getattr(res.repo, "reader", None)
         trees = (root,) + (tuple(reader.extra_roots) if reader is not None else ())
-        texts, edits, _skipped = plan(res.findings, base, trees)
+        texts, edits, _skipped = plan([f for f in res.findings if view.wanted(f.rule)], base, trees)
         if not texts:
             break
         if args.diff:

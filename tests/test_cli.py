@@ -231,7 +231,7 @@ def test_binary_config_file_exits_2(findings_tree):
 # -- formats ---------------------------------------------------------------------------------
 
 def test_text_format_lines(findings_tree):
-    p = cli("check", ".", "--severity", "info", cwd=findings_tree)  # text hides info unless asked
+    p = cli("check", ".", "--severity", "info", "--output-format", "concise", cwd=findings_tree)  # text hides info unless asked
     data = report(".", cwd=findings_tree)
     lines = p.stdout.rstrip("\n").split("\n")
     n = len(data["findings"])

@@ -192,3 +192,59 @@ def test_layout_helpers(tmp_path):
     (root / "bundle.Dockerfile").write_text("FROM scratch\nCOPY elsewhere/manifests /manifests/\n")
     assert dockerfile_bundle(str(root / "bundle.Dockerfile")) is None
     assert bundle_dockerfile(str(root / "bundle")) is None
+
+
+def test_text_is_grouped_by_file_and_wraps_without_cutting(tmp_path):
+    root = project(tmp_path, channels="a-channel-name-long-enough-to-need-wrapping-" + "x" * 70)
+    p = run_cli("check", env={"COLUMNS": "80"}, cwd=root)
+    lines = p.stdout.splitlines()
+    assert lines[0] == "bundle.Dockerfile"  # the path once
+    assert lines[1].startswith("  8:7  warning  the LABEL")
+    finding = []
+    for line in lines[1:]:
+        if not line:
+            break
+        finding.append(line)
+    assert len(finding) > 1 and all(l.startswith(" " * 16) and l[16] != " " for l in finding[1:])  # under the message
+    text = " ".join(l.strip() for l in finding)
+    assert "x" * 70 in text and "…" not in text  # nothing cut
+    assert text.endswith("  bundle-annotations")
+    assert all(len(l) <= 80 for l in finding if "x" * 70 not in l)
+    # the one-line form, for editors and grep
+    c = run_cli("check", "--output-format", "concise", cwd=root)
+    first = c.stdout.splitlines()[0]
+    assert first.startswith("bundle.Dockerfile:8:7: warning bundle-annotations the LABEL channels=") and "x" * 70 in first
+
+
+def test_files_and_bundles_sort_as_versions(tmp_path):
+    for v in ("7.100.0", "7.87.0", "7.9.0"):
+        shutil.copytree(GOOD, tmp_path / "bundles" / v)
+    p = run_cli("check", "bundles", cwd=tmp_path)
+    order = [l.split()[1] for l in p.stdout.splitlines() if l.startswith("bundle ")]
+    assert order == ["bundles/7.9.0:", "bundles/7.87.0:", "bundles/7.100.0:"], p.stdout
+
+
+def test_fix_select_and_ignore(tmp_path):
+    root = project(tmp_path)
+    ann = root / "bundle" / "metadata" / "annotations.yaml"
+    broken = ann.read_text().replace('com.redhat.openshift.versions: "v4.14"', 'com.redhat.openshift.versions: "4.14"')
+    ann.write_text(broken)
+    p = run_cli("fix", "--ignore", "ocp-versions-style", cwd=root)
+    assert p.returncode == 0 and "nothing to fix" in p.stdout, p.stdout
+    assert ann.read_text() == broken
+    p = run_cli("fix", "--select", "csv-", cwd=root)
+    assert ann.read_text() == broken
+    p = run_cli("fix", "--select", "ocp-versions", cwd=root)
+    assert "fixed ocp-versions-style" in p.stdout and ann.read_text() != broken
+    p = run_cli("fix", "--select", "no-such-rule", cwd=root)
+    assert p.returncode == 2 and "not a rule id" in p.stderr
+
+
+def test_a_mistyped_path_gets_a_did_you_mean(tmp_path):
+    root = project(tmp_path)
+    p = run_cli("check", "bundel", cwd=root)
+    assert p.returncode == 2 and "bundel: no such file or directory (did you mean 'bundle'?)" in p.stderr
+    p = run_cli("bundle/manfests", cwd=root)
+    assert p.returncode == 2 and "(did you mean 'bundle/manifests'?)" in p.stderr
+    p = run_cli("--output-format", "concise", cwd=root)  # an option of check's: check .
+    assert p.returncode == 0 and "1 bundle(s) checked" in p.stdout
