@@ -34,22 +34,29 @@ def _tool(name: str) -> str:
     return found
 
 
+DOCS = [os.path.join(ROOT, "README.md")] + sorted(p for p in glob.glob(os.path.join(ROOT, "docs", "*.md"))
+                                                  if os.path.basename(p) != "rules.md")
+
+
 def _readme_workflows() -> list:
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    blocks = re.findall(r"^```yaml\n(.*?)^```", text, re.M | re.S)
+    """The workflows the README and docs/*.md show (```yaml blocks with jobs:)."""
+    blocks = []
+    for path in DOCS:
+        text = open(path, encoding="utf-8").read()
+        blocks += re.findall(r"^```yaml\n(.*?)^```", text, re.M | re.S)
     return [b for b in blocks if re.search(r"^jobs:", b, re.M)]
 
 
 def test_readme_workflows_are_the_linted_example_files():
-    """Every workflow the README shows is a file in docs/examples/, verbatim, and every
-    example file is shown: what the linters pass is what users copy."""
+    """Every workflow the README and docs/*.md show is a file in docs/examples/, verbatim, and
+    every example file is shown: what the linters pass is what users copy."""
     assert len(EXAMPLES) >= 5
     examples = {os.path.basename(p): open(p, encoding="utf-8").read() for p in EXAMPLES}
     shown = _readme_workflows()
     for block in shown:
-        assert block in examples.values(), "a README workflow that is not in docs/examples/:\n" + block
+        assert block in examples.values(), "a documented workflow that is not in docs/examples/:\n" + block
     for name, text in examples.items():
-        assert text in shown, f"docs/examples/{name} is not shown in the README"
+        assert text in shown, f"docs/examples/{name} is not shown in the README or docs/"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
