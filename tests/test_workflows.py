@@ -115,3 +115,20 @@ def test_release_points_action_yml_at_the_published_image(tmp_path):
     assert got.replace("docker://ghcr.io/olm-check/olm-check:v1.2.3", "Dockerfile") == action
     p = subprocess.run(["bash", "-e", "-c", pin["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert p.returncode != 0 and "no 'image: Dockerfile' line" in p.stdout
+
+
+def test_release_publishes_to_pypi_with_trusted_publishing():
+    """Issue 26: the sdist and the wheels go to PyPI from the release workflow, with the
+    maintained PyPA action and an OIDC token (no stored secret), last, after the GitHub release."""
+    doc = yaml.safe_load(open(os.path.join(ROOT, ".github", "workflows", "release.yml"), encoding="utf-8"))
+    jobs = doc["jobs"]
+    pypi = jobs["pypi"]
+    assert pypi["needs"] == "release" and pypi["environment"]["name"] == "pypi"
+    assert pypi["permissions"] == {"id-token": "write"}
+    uses = [s.get("uses", "") for s in pypi["steps"]]
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") and SHA.match(u) for u in uses)
+    downloaded = [s["with"].get("pattern") or s["with"].get("name") for s in pypi["steps"] if "download-artifact" in s.get("uses", "")]
+    assert sorted(downloaded) == ["sdist", "wheels-*"]
+    assert "secrets." not in open(os.path.join(ROOT, ".github", "workflows", "release.yml")).read().split("  pypi:")[1]
+    assert "python -m build --sdist" in str(jobs["sdist"]["steps"])
+    assert not any("id-token" in (j.get("permissions") or {}) for n, j in jobs.items() if n != "pypi")
