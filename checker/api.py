@@ -72,7 +72,7 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
         raise CheckError(str(e))
     fail_on = fail_on or cfg.fail_on or "error"
     try:
-        repo = plan(paths, cfg.limits, changed, root=root, shard=shard, catalogs=False)
+        repo = plan(paths, cfg.limits, changed, root=root, shard=shard, catalogs=False, exclude=cfg.exclude)
     except UsageError as e:
         raise CheckError(str(e))
     catalog, profile = target_of(repo, profile or cfg.profile)

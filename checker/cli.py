@@ -80,6 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     fx.add_argument("--profile", choices=PROFILES, help="rule defaults (as check)")
     fx.add_argument("--config", help="config file (as check)")
     fx.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check")
+    from .selection import add_rule_choice
+
+    add_rule_choice(fx, "fix")
     fx.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
     m = sub.add_parser("merge", help="merge the JSON reports of sharded runs into one report")
@@ -110,8 +113,38 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _implicit_check(argv: list, commands) -> list:
+    """``olm-check PATH...`` is ``olm-check check PATH...`` (as the image's entrypoint takes
+    a bare path), and so is ``olm-check --OPTION...`` (an option of ``check``'s; ``--help``
+    and ``--version`` stay olm-check's): the first word that is no command is a path when it exists,
+    holds a ``/`` or a ``.``, or is not close to a command name (``chek`` stays a mistyped
+    command, with its did-you-mean)."""
+    from .suggest import close
+
+    for i, word in enumerate(argv):
+        if word in ("--debug",):
+            continue
+        if word in commands or word in ("-h", "--help", "--version"):
+            return argv
+        if word.startswith("-"):  # an option of check's: ``olm-check --format json``
+            return argv[:i] + ["check"] + argv[i:]
+        if os.path.lexists(word) or "/" in word or "." in word:
+            return argv[:i] + ["check"] + argv[i:]
+        if not close(word, commands, n=1):
+            from .discover import _sibling_hint
+
+            raise Usage(f"{word}: not a command ({', '.join(commands)}) and no such file or directory{_sibling_hint(word)}")
+        return argv
+    return argv
+
+
 def main(argv: Optional[list] = None) -> int:
     parser = _parser()
+    try:
+        argv = _implicit_check(list(sys.argv[1:] if argv is None else argv), parser.commands)
+    except Usage as e:
+        print(f"olm-check: {e}", file=sys.stderr)
+        return 2
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # reported by the subcommand's parser: its usage, not the top level's

@@ -16,6 +16,8 @@ apis:                         # extra removed/introduced API entries (apis.yaml 
 limits: {max_file_mib: 16, max_depth: 128, max_alias_nodes: 100000}
 categories: [...]             # the allowed CSV categories (replaces the standard set)
 catalogsource_schema: legacy  # legacy | proposed
+exclude:                      # gitignore-style patterns (relative to this file's directory): never checked
+  - deploy/olm-legacy/
 ```
 """
 from __future__ import annotations
@@ -32,7 +34,7 @@ from .yamlload import Limits
 SEVERITY_VALUES = ("error", "warning", "info", "off")
 FAIL_ON = ("error", "warning", "info", "never")
 KNOWN_KEYS = {"profile", "fail_on", "rules", "paths", "ocp_releases", "apis", "limits", "categories",
-              "catalogsource_schema", "options"}
+              "catalogsource_schema", "options", "exclude"}
 
 
 class ConfigError(Exception):
@@ -52,6 +54,7 @@ class Config:
     categories: Optional[list] = None
     catalogsource_schema: str = "legacy"
     options: dict = field(default_factory=dict)  # free-form per-rule options
+    exclude: "Excludes" = field(default_factory=lambda: Excludes(()))  # paths never checked (``exclude:``)
 
     def severity_override(self, rule_id: str, path: str) -> Optional[str]:
         sev = None
@@ -68,7 +71,7 @@ class Config:
         return json.dumps({
             "profile": self.profile, "rules": self.rules, "paths": self.paths, "ocp": self.ocp_releases,
             "apis": self.apis, "limits": vars(self.limits), "categories": self.categories,
-            "cs": self.catalogsource_schema, "options": self.options,
+            "cs": self.catalogsource_schema, "options": self.options, "exclude": self.exclude.patterns,
         }, sort_keys=True, default=str)
 
 
@@ -188,7 +191,105 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
     if not isinstance(opts, dict):
         raise ConfigError(f"{path}: options must be a mapping of rule id to its options")
     cfg.options = opts
+    if data.get("exclude") is not None:
+        ex = data["exclude"]
+        if isinstance(ex, str):
+            ex = [ex]
+        if not isinstance(ex, list) or not all(isinstance(x, str) for x in ex):
+            raise ConfigError(f"{path}: exclude must be a list of gitignore-style patterns, e.g. [\"deploy/legacy/\", \"*.tmpl.yaml\"]")
+        cfg.exclude = Excludes(ex)
     return cfg
+
+
+class Excludes:
+    """``exclude:``: gitignore-style patterns on paths relative to the configuration's
+    directory (the repository root). As in ``.gitignore``: a pattern with a ``/`` before its
+    end is anchored there, one without matches a name at any depth; a trailing ``/`` matches
+    directories only; ``*`` and ``?`` stay within one name, ``**`` spans directories; ``!``
+    re-includes; the last matching pattern wins, and below an excluded directory nothing is
+    re-included. Blank lines and ``#`` comments are ignored."""
+
+    def __init__(self, patterns):
+        self.patterns = [p for p in patterns if p.strip() and not p.lstrip().startswith("#")]
+        self._rules = [_gitignore_rule(p) for p in self.patterns]
+
+    def __bool__(self) -> bool:
+        return bool(self._rules)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Excludes) and other.patterns == self.patterns
+
+    def __repr__(self) -> str:
+        return f"Excludes({self.patterns!r})"
+
+    def match(self, rel: str, is_dir: bool = False) -> bool:
+        """True when ``rel`` (``/``-separated, relative to the root) or a directory above it
+        is excluded."""
+        parts = [p for p in rel.replace(os.sep, "/").split("/") if p and p != "."]
+        if not self._rules or not parts or parts[0] == "..":
+            return False
+        for i in range(1, len(parts) + 1):
+            sub, d = "/".join(parts[:i]), i < len(parts) or is_dir
+            hit = False
+            for neg, dir_only, rx in self._rules:
+                if (d or not dir_only) and rx.fullmatch(sub):
+                    hit = not neg
+            if hit:
+                return True
+        return False
+
+
+def _gitignore_rule(pattern: str) -> tuple:
+    """(negated, directories only, compiled regex on the whole relative path)."""
+    import re
+
+    p = pattern.strip()
+    neg = p.startswith("!")
+    if neg:
+        p = p[1:]
+    if p.startswith("\\"):
+        p = p[1:]
+    dir_only = p.endswith("/")
+    p = p.rstrip("/")
+    anchored = "/" in p
+    p = p.lstrip("/")
+    out, i = "", 0
+    while i < len(p):
+        if p.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+        elif p.startswith("/**", i) and i + 3 == len(p):
+            out += "/.*"
+            i += 3
+        elif p.startswith("**", i):
+            out += ".*"
+            i += 2
+        elif p[i] == "*":
+            out += "[^/]*"
+            i += 1
+        elif p[i] == "?":
+            out += "[^/]"
+            i += 1
+        elif p[i] == "[":
+            j = p.find("]", i + 2)
+            if j < 0:
+                out += re.escape(p[i])
+                i += 1
+            else:
+                body = p[i + 1:j]
+                if body[:1] == "!":
+                    body = "^" + body[1:]
+                out += "[" + body.replace("\\", "\\\\") + "]"
+                i = j + 1
+        else:
+            out += re.escape(p[i])
+            i += 1
+    if not anchored:
+        out = "(?:.*/)?" + out
+    try:
+        return neg, dir_only, re.compile(out)
+    except re.error:
+        return neg, dir_only, re.compile(re.escape(pattern))
 
 
 # upper bounds of the limits: past them the limits no longer protect anything (a file read

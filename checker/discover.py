@@ -6,6 +6,12 @@ bundle dirs), ``plan`` builds a ``Repository`` of bundle references (nothing of 
 read); ``load_ref`` loads one bundle, ``operator_context`` what its operator gives it.
 Half-formed bundle dirs are loaded too (rules report them); YAML files outside bundles are
 scanned for CatalogSource manifests.
+
+An operator-sdk / kubebuilder project is a first-class input (``layout``): ``config/`` (the
+kustomize sources, ``config/manifests/`` the input of ``make bundle``) is never a bundle,
+and the project root's ``bundle.Dockerfile`` that copies from ``bundle/`` is that bundle's
+Dockerfile (naming it checks the bundle). The configuration's ``exclude:`` patterns
+(``config.Excludes``) leave out other paths, walked or named.
 """
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ import os
 from typing import Optional
 
 from .load import Reader, YAML_SUFFIXES, load_bundle, looks_like_bundle
-from .layout import OPERATORS, bundle_place, operator_dirs_touched
+from .layout import OPERATORS, bundle_dockerfile, bundle_place, dockerfile_bundle, in_config_sources, operator_dirs_touched
 from .roots import display_base, enclosing_root, git_toplevel
 from .model import BundleRef, Manifest, Operator, OperatorContext, Repository
 from .yamlload import Limits
@@ -35,16 +41,45 @@ def _is_operator_dir(path: str) -> bool:
     return bool(subs) and any(looks_like_bundle(e.path) for e in subs)
 
 
-def find_bundle_dirs(path: str, only: Optional[set] = None) -> list:
+class Skip:
+    """Which paths a run leaves out: operator-sdk's ``config/`` (``layout.in_config_sources``)
+    and the configuration's ``exclude:`` patterns, both on paths relative to ``base`` (the
+    git work tree, else the current directory: where ``.olm-check.yaml`` is read), or to
+    ``root`` (the checked tree) for a path outside ``base``."""
+
+    def __init__(self, base: str, root: str, exclude=None):
+        self.base, self.root, self.exclude = os.path.abspath(base), os.path.abspath(root), exclude
+
+    def rel(self, path: str) -> Optional[str]:
+        for top in (self.base, self.root):
+            r = os.path.relpath(os.path.abspath(path), top).replace(os.sep, "/")
+            if r != ".." and not r.startswith("../"):
+                return r
+        return None
+
+    def __call__(self, path: str, is_dir: bool = True) -> bool:
+        r = self.rel(path)
+        if r is None or r == ".":
+            return False
+        return in_config_sources(r if is_dir else os.path.dirname(r)) or bool(self.exclude and self.exclude.match(r, is_dir))
+
+
+NO_SKIP = lambda path, is_dir=True: False  # noqa: E731
+
+
+def find_bundle_dirs(path: str, only: Optional[set] = None, skip=NO_SKIP) -> list:
     """Bundle directories under ``path`` (``path`` itself if it is one). A bundle dir has a
     manifests/ or metadata/ directory; the walk does not descend into bundles. ``only``: of
     a catalog repository's operators/, walk only these operators' directories (absolute
-    paths, as ``path`` is given)."""
+    paths, as ``path`` is given). ``skip`` (``Skip``): directories left out."""
+    if skip(path):
+        return []
     if looks_like_bundle(path):
         return [path]
     out = []
     for dirpath, dirnames, _files in os.walk(path):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
+                             and not skip(os.path.join(dirpath, d)))
         if only is not None and os.path.basename(dirpath) == OPERATORS:
             dirnames[:] = [d for d in dirnames if os.path.join(dirpath, d) in only]
         if dirpath != path and looks_like_bundle(dirpath):
@@ -58,9 +93,16 @@ def find_bundle_dirs(path: str, only: Optional[set] = None) -> list:
 
 
 def load_ref(reader: Reader, ref: BundleRef):
-    """Load the bundle a ``BundleRef`` names (one bundle; nothing else is read)."""
+    """Load the bundle a ``BundleRef`` names (one bundle; nothing else is read but, for a
+    bundle without a Dockerfile of its own, the project root's ``bundle.Dockerfile`` that
+    copies from it: ``layout.bundle_dockerfile``)."""
     b = load_bundle(reader, ref.path)
     b.operator, b.version_dir = ref.operator, ref.version_dir
+    if b.dockerfile is None and b.operator is None:
+        fp = bundle_dockerfile(ref.path)
+        if fp is not None and reader.inside(fp):
+            b.dockerfile = reader.dockerfile(fp)
+            b.files.append(b.dockerfile.file)
     return b
 
 
@@ -73,7 +115,8 @@ def shard_of(key: str, count: int) -> int:
 
 
 def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
-         root: Optional[str] = None, shard: Optional[tuple] = None, catalogs: bool = True) -> Repository:
+         root: Optional[str] = None, shard: Optional[tuple] = None, catalogs: bool = True,
+         exclude=None) -> Repository:
     """Find what ``paths`` hold without loading any bundle: ``repo.bundle_refs`` (bundle
     directories, in a stable order), operators (with ci.yaml), catalogs, loose CatalogSource
     manifests, and which bundles are checked. Cheap: directory listings, ci.yaml, catalogs.
@@ -105,7 +148,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         paths = ["."]
     for p in paths:
         if not os.path.exists(p):
-            raise UsageError(f"{p}: no such file or directory")
+            raise UsageError(f"{p}: no such file or directory{_sibling_hint(p)}")
     abs_paths = [os.path.abspath(p) for p in paths]
     base = display_base(paths)
     # the git work tree or the catalog repository around the first path (``roots``): a path
@@ -125,6 +168,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
         os.path.realpath(enclosing_root(a) or (a if os.path.isdir(a) else os.path.dirname(a)))
         for a in abs_paths if not reader.inside(a)))
     repo.reader = reader
+    skip = Skip(git_toplevel(abs_paths[0]) or os.getcwd(), root, exclude)
 
     bundle_dirs: list = []
     loose: list = []
@@ -133,20 +177,24 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     only = operator_dirs_touched(base, changed) if changed is not None else None
     for p in abs_paths:
         if os.path.isfile(p):
-            # a file: the bundle it belongs to, or a loose manifest
-            b = _owning_bundle(p)
+            if skip(p, is_dir=False):
+                continue
+            # a file: the bundle it belongs to (a project root's bundle.Dockerfile: the bundle
+            # it copies from), or a loose manifest
+            b = _owning_bundle(p, skip) or dockerfile_bundle(p)
             if b is not None:
                 bundle_dirs.append(b)
             else:
                 loose.append(p)
             continue
-        if os.path.basename(p) in ("manifests", "metadata") and looks_like_bundle(os.path.dirname(p)):
+        if os.path.basename(p) in ("manifests", "metadata") and looks_like_bundle(os.path.dirname(p)) \
+                and not skip(os.path.dirname(p)):
             bundle_dirs.append(os.path.dirname(p))  # run from inside a bundle: that bundle
             continue
         if os.path.isdir(os.path.join(p, "operators")):
             repo.is_catalog_repo = True
-        bundle_dirs += find_bundle_dirs(p, only)
-        loose += _loose_yaml(p)
+        bundle_dirs += find_bundle_dirs(p, only, skip)
+        loose += _loose_yaml(p, skip)
 
     # the operator is the unit of context: a bundle named alone (its directory, a file of it)
     # is checked with every other bundle of its operator beside it, as context. Operators are
@@ -194,7 +242,11 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
                 repo.catalog_sources.append(Manifest(file=sf, index=i, root=doc))
     if changed is not None:
         repo.changed_files = list(changed)
-        repo.checked = [r.rel for r in repo.bundle_refs if any(c == r.rel or c.startswith(r.rel + "/") for c in changed)]
+        # a bundle is changed by a file of it, or by the project root's bundle.Dockerfile it is built with
+        dockerfiles = {r.rel: reader.rel(df) for r in repo.bundle_refs if r.operator is None
+                       for df in [bundle_dockerfile(r.path)] if df is not None and os.path.dirname(df) != r.path}
+        repo.checked = [r.rel for r in repo.bundle_refs
+                        if any(c == r.rel or c.startswith(r.rel + "/") or c == dockerfiles.get(r.rel) for c in changed)]
         # what the change touches, nothing more: the checked bundles, and the other bundles of
         # their operators (and of operators whose ci.yaml or catalogs changed) as context
         keep = set(repo.checked) | {r.rel for r in repo.bundle_refs if r.operator_dir in context_ops}
@@ -204,6 +256,31 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     elif context:
         repo.checked = sorted({reader.rel(d) for d in named})
     return repo
+
+
+def _sibling_hint(path: str) -> str:
+    """`` (did you mean 'bundle'?)`` for a mistyped path: the closest names in the directory
+    its first missing part would be in, shown as typed; "" when none is close."""
+    from .suggest import close
+
+    parts = path.split("/")
+    cur = "/" if path.startswith("/") else "."
+    for i, part in enumerate(parts):
+        if part in ("", "."):
+            continue
+        nxt = os.path.join(cur, part)
+        if os.path.exists(nxt):
+            cur = nxt
+            continue
+        try:
+            with os.scandir(cur) as it:
+                names = [e.name for e, _ in zip(it, range(10000)) if not e.name.startswith(".")]
+        except OSError:
+            return ""
+        got = close(part, names, n=2)
+        shown = ["/".join(parts[:i] + [g]) for g in got]
+        return (" (did you mean " + " or ".join(f"'{x}'" for x in shown) + "?)") if shown else ""
+    return ""
 
 
 def load_catalogs(repo: Repository, reader: Reader) -> None:
@@ -247,32 +324,32 @@ def _load_catalogs(repo: Repository, reader: Reader) -> None:
             repo.catalogs.setdefault(ocp, {})[name] = cat
 
 
-def _owning_bundle(path: str) -> Optional[str]:
+def _owning_bundle(path: str, skip=NO_SKIP) -> Optional[str]:
     d = os.path.dirname(path)
     for _ in range(3):
-        if looks_like_bundle(d):
+        if looks_like_bundle(d) and not skip(d):
             return d
         d = os.path.dirname(d)
     return None
 
 
-def _loose_yaml(path: str) -> list:
-    """YAML files outside bundle dirs, catalogs/ and hidden dirs (CatalogSource candidates)."""
+def _loose_yaml(path: str, skip=NO_SKIP) -> list:
+    """YAML files outside bundle dirs, catalogs/, hidden and skipped dirs (CatalogSource candidates)."""
     out = []
-    if looks_like_bundle(path):
+    if looks_like_bundle(path) or skip(path):
         return out  # a bundle's files are the bundle's, read once by load_bundle
     for dirpath, dirnames, files in os.walk(path):
         keep = []
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
-            if d in SKIP_DIRS or d.startswith(".") or looks_like_bundle(full):
+            if d in SKIP_DIRS or d.startswith(".") or looks_like_bundle(full) or skip(full):
                 continue
             if d in ("catalogs", "operators") and dirpath == path:
                 continue
             keep.append(d)
         dirnames[:] = keep
         for f in files:
-            if f.endswith(YAML_SUFFIXES[:2]):
+            if f.endswith(YAML_SUFFIXES[:2]) and not skip(os.path.join(dirpath, f), is_dir=False):
                 out.append(os.path.join(dirpath, f))
     return out
 

@@ -10,10 +10,18 @@ SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 99}
 _CTL = re.compile("[\x00-\x1f\x7f]")
 
 
+# a value a message quotes is kept whole up to this many characters (an image reference, an
+# environment variable name, a label: four findings must not read alike because their values
+# were cut; the text report wraps long lines): only pathological text is cut (issue 26)
+CLIP_KEEP = 256
+
+
 def clip(s, limit: int = 60, escape: bool = False) -> str:
-    """A user's text as a one-sentence message quotes it: on one line, cut to ``limit``
-    characters with "…" (the detail or the position carries the rest); with ``escape``, its
-    control characters written as \\xNN."""
+    """A user's text as a one-sentence message quotes it: on one line, whole up to
+    ``CLIP_KEEP`` characters (``limit``, when larger), longer text cut there with "…" (the
+    detail or the position carries the rest); with ``escape``, its control characters
+    written as \\xNN."""
+    limit = max(limit, CLIP_KEEP)
     s = str(s).replace("\n", " ")
     if escape and _CTL.search(s):
         s = "".join(c if not (ord(c) < 0x20 or ord(c) == 0x7F) else f"\\x{ord(c):02x}" for c in s)

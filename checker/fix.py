@@ -7,11 +7,14 @@ a pass changes nothing (at most ``MAX_PASSES``: one fix may only become possible
 another is written), so a second ``fix`` changes nothing. Only the fixed lines change: every
 other byte of a file (comments, order, indentation, line endings, the final newline) stays.
 
+* ``--select`` / ``--ignore`` (rule ids and prefixes, as ``check``'s): only the selected
+  rules' fixes are applied.
 * ``--diff`` prints the first pass as a unified diff and writes nothing (exit 1 when there
   is something to fix, 0 when not, as ``ruff --diff``).
 * A fix of a label in ``metadata/annotations.yaml`` is made in the bundle's
-  ``bundle.Dockerfile`` / ``Dockerfile`` LABEL too when that held the same value, so the two
-  stay in agreement.
+  ``bundle.Dockerfile`` / ``Dockerfile`` LABEL too (an operator-sdk project's root
+  ``bundle.Dockerfile`` for ``bundle/``: ``layout.bundle_dockerfile``) when that held the
+  same value, so the two stay in agreement.
 * Never a file outside the checked tree: the file's real path (symlinks resolved) must be
   below the repository root (the git work tree, or the directory of the paths) or below the
   tree of another path named (``load.Reader.extra_roots``: another catalog repository), and
@@ -92,10 +95,12 @@ def _label_twin(path: str, old_line: str, new_line: str) -> Optional[tuple]:
     key, old, new = a.group("key"), _unquote(a.group("value")), _unquote(b.group("value"))
     if old == new:
         return None
+    from .layout import bundle_dockerfile
+
     bundle = os.path.dirname(os.path.dirname(path))
-    for name in ("bundle.Dockerfile", "Dockerfile"):
-        df = os.path.join(bundle, name)
-        if os.path.islink(df) or not os.path.isfile(df):
+    # its own bundle.Dockerfile or Dockerfile, else an operator-sdk project root's bundle.Dockerfile
+    for df in [bundle_dockerfile(bundle)]:
+        if df is None or os.path.islink(df) or not os.path.isfile(df):
             continue
         try:
             with open(df, "rb") as fh:
@@ -198,9 +203,12 @@ def cmd_fix(args) -> int:
     from .usage import Usage
     from .roots import display_base, repo_root
 
+    from .selection import View
+
     paths = targets.expand(args.paths or ["."])
     target = parse_target(args.ocp)
     targets.check_ocp(target, paths, args.config)
+    view = View.from_args(args)  # --select / --ignore: whose fixes are applied
     base = display_base(paths)
     root = repo_root(paths)
     from .report.text import Paths
@@ -217,7 +225,7 @@ def cmd_fix(args) -> int:
             raise Usage(targets.nothing_message(paths))
         reader = getattr(res.repo, "reader", None)
         trees = (root,) + (tuple(reader.extra_roots) if reader is not None else ())
-        texts, edits, _skipped = plan(res.findings, base, trees)
+        texts, edits, _skipped = plan([f for f in res.findings if view.wanted(f.rule)], base, trees)
         if not texts:
             break
         if args.diff:

@@ -102,3 +102,73 @@ def bundle_place(bundle_dir: str) -> tuple:
     if os.path.basename(os.path.dirname(parent)) == OPERATORS:
         return os.path.basename(parent), os.path.basename(bundle_dir)
     return None, None
+
+
+# The operator-sdk / kubebuilder project layout: ``make bundle`` writes the bundle to
+# ``bundle/`` and its Dockerfile to the project root (``bundle.Dockerfile``, with
+# ``COPY bundle/manifests /manifests/``); ``config/`` holds the kustomize sources
+# (``config/manifests/`` is the input of ``make bundle``, not a bundle). An operator named
+# "config" in a catalog repository (``operators/config/``) is an operator all the same.
+CONFIG = "config"
+ROOT_DOCKERFILE = "bundle.Dockerfile"
+BUNDLE_DOCKERFILES = ("bundle.Dockerfile", "Dockerfile")
+
+
+def in_config_sources(path: str) -> bool:
+    """True when ``path`` (absolute or relative; need not exist) is at or below a ``config``
+    directory that is not an operator's (``operators/config``): operator-sdk's kustomize
+    sources, never a bundle (the pre-commit hooks' ``exclude`` says the same)."""
+    parts = [p for p in path.replace(os.sep, "/").split("/") if p]
+    return any(p == CONFIG and (i == 0 or parts[i - 1] != OPERATORS) for i, p in enumerate(parts))
+
+
+def _copy_sources(path: str) -> list:
+    """The source paths of the ``COPY``/``ADD`` lines of a Dockerfile (text, cheaply: no
+    parser), or [] when it cannot be read."""
+    import re
+
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > 1 << 20:
+            return []
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    out = []
+    for line in re.sub(r"\\\r?\n", " ", text).splitlines():
+        bits = line.split()
+        if len(bits) >= 3 and bits[0].upper() in ("COPY", "ADD"):
+            out += [b for b in bits[1:-1] if not b.startswith("--")]
+    return out
+
+
+def dockerfile_bundle(dockerfile: str) -> Optional[str]:
+    """The bundle directory a project-root ``bundle.Dockerfile`` builds: the one directory
+    beside it its ``COPY`` lines read from (``COPY bundle/manifests /manifests/`` ->
+    ``<root>/bundle``) that holds ``manifests/`` or ``metadata/``; None otherwise."""
+    if os.path.basename(dockerfile) != ROOT_DOCKERFILE:
+        return None
+    here = os.path.dirname(os.path.abspath(dockerfile))
+    found = []
+    for src in _copy_sources(dockerfile):
+        parts = [p for p in src.replace("\\", "/").split("/") if p and p != "."]
+        if len(parts) < 2 or parts[0] == ".." or parts[1] not in ("manifests", "metadata", "tests"):
+            continue
+        d = os.path.join(here, parts[0])
+        if d not in found and (os.path.isdir(os.path.join(d, "manifests")) or os.path.isdir(os.path.join(d, "metadata"))):
+            found.append(d)
+    return found[0] if len(found) == 1 else None
+
+
+def bundle_dockerfile(bundle_dir: str) -> Optional[str]:
+    """The Dockerfile a bundle is built with: its own ``bundle.Dockerfile`` or ``Dockerfile``,
+    else the parent directory's ``bundle.Dockerfile`` when that copies from this bundle
+    (operator-sdk's project root); None when there is none."""
+    for name in BUNDLE_DOCKERFILES:
+        fp = os.path.join(bundle_dir, name)
+        if os.path.lexists(fp):
+            return fp
+    fp = os.path.join(os.path.dirname(os.path.abspath(bundle_dir)), ROOT_DOCKERFILE)
+    if os.path.isfile(fp) and not os.path.islink(fp) and dockerfile_bundle(fp) == os.path.abspath(bundle_dir):
+        return fp
+    return None

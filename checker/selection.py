@@ -15,6 +15,9 @@ before the report is rendered:
 * ``--statistics`` prints one line per rule and severity with its count instead of the
   findings (``text``), or ``{"statistics": [...], "summary": {...}}`` (``json``).
 * ``--quiet`` prints the findings only (``text``): no bundle lines, no summary.
+* ``--output-format full|concise`` (ruff's name): ``text`` grouped by file with long
+  messages wrapped (``full``, the default) or one line per finding (``concise``, for
+  editors and grep); ``report.text`` renders both.
 * ``--explain`` prints each finding's detail and its rule's page beneath it (``text``);
   ``--color`` colours the text report (``auto``: on a terminal, unless ``NO_COLOR`` is set).
   Text paths are relative to the current directory (``report.text.Paths``, set with
@@ -31,11 +34,17 @@ from .targets import Refused
 ALWAYS = ("internal-error",)
 
 
-def add_arguments(sp) -> None:
+def add_rule_choice(sp, verb: str = "report") -> None:
+    """``--select`` / ``--ignore`` (``fix`` has them too: which rules' fixes are applied)."""
+    follows = "; the exit code follows" if verb == "report" else ""
     sp.add_argument("--select", action="append", metavar="RULES",
-                    help="report only these rule ids or prefixes (comma-separated, e.g. csv-,removed-api); the exit code follows")
+                    help=f"{verb} only these rule ids or prefixes (comma-separated, e.g. csv-,removed-api){follows}")
     sp.add_argument("--ignore", action="append", metavar="RULES",
-                    help="do not report these rule ids or prefixes (comma-separated); the exit code follows")
+                    help=f"do not {verb} these rule ids or prefixes (comma-separated){follows}")
+
+
+def add_arguments(sp) -> None:
+    add_rule_choice(sp)
     sp.add_argument("--severity", choices=("error", "warning", "info"),
                     help="lowest severity shown in text/github output (default: warning in text, info hidden); "
                          "json and sarif hold every finding; the exit code is --fail-on's")
@@ -43,6 +52,9 @@ def add_arguments(sp) -> None:
     sp.add_argument("--quiet", "-q", action="store_true", help="print the findings only: no bundle lines, no summary")
     sp.add_argument("--explain", action="store_true",
                     help="text: print each finding's detail (why it matters, how to fix it) and its rule's page beneath it")
+    sp.add_argument("--output-format", choices=("full", "concise"), default="full",
+                    help="text: findings grouped by file, long messages wrapped (full, the default), "
+                         "or one line per finding for editors and grep (concise)")
     sp.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="colour in text output (default: auto, on a terminal unless NO_COLOR is set)")
 
@@ -63,8 +75,9 @@ def matches(rule_id: str, item: str) -> bool:
 class View:
     def __init__(self, fmt: str = "text", select: Optional[list] = None, ignore: Optional[list] = None,
                  severity: Optional[str] = None, statistics: bool = False, quiet: bool = False,
-                 explain: bool = False, colour: bool = False, paths=None):
+                 explain: bool = False, colour: bool = False, paths=None, form: str = "full"):
         self.fmt, self.select, self.ignore = fmt, select, ignore or []
+        self.form = form
         self.severity, self.statistics, self.quiet = severity, statistics, quiet
         self.explain, self.colour = explain, colour and fmt == "text"
         self.paths = paths  # report.text.Paths for the text format (None: paths as in the report)
@@ -94,17 +107,21 @@ class View:
 
         return cls(fmt, select or None, ignore, getattr(args, "severity", None), statistics,
                    bool(getattr(args, "quiet", False)), bool(getattr(args, "explain", False)),
-                   use_colour(getattr(args, "color", None) or "never", sys.stdout))
+                   use_colour(getattr(args, "color", None) or "never", sys.stdout),
+                   form=getattr(args, "output_format", None) or "full")
 
     def key(self) -> list:
         """What makes a rendered report differ (the run snapshot's key)."""
+        from .report.text import terminal_width
+
         return [self.select, self.ignore, self.severity, self.statistics, self.quiet, self.explain, self.colour,
-                self.paths.cwd if self.paths is not None else None]
+                self.paths.cwd if self.paths is not None else None, self.form,
+                terminal_width() if self.fmt == "text" and self.form == "full" else None]
 
     def style(self):
         from .report.text import Style
 
-        return Style(colour=self.colour, explain=self.explain, path=self.paths)
+        return Style(colour=self.colour, explain=self.explain, path=self.paths, form=self.form)
 
     def wanted(self, rule_id: str) -> bool:
         if rule_id in ALWAYS:
@@ -151,13 +168,12 @@ class View:
         if self.fmt != "text":
             yield from render_chunks(self.fmt, report, findings, rules)
             return
-        from .report.text import explain_lines, finding_line, render
+        from .report.text import finding_lines, render
 
         style = self.style()
         if self.quiet:
             preview = report.get("ocp_not_ga") or ()
-            yield "".join("".join(l + "\n" for l in [finding_line(f, style, preview)]
-                                  + (explain_lines(f, style) if self.explain else [])) for f in shown)
+            yield "".join(l + "\n" for l in finding_lines(shown, style, preview))
             return
         yield render(report, shown, rules, style)
         if hidden:

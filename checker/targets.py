@@ -96,6 +96,10 @@ def nothing_checked(res) -> bool:
 
 def nothing_message(paths: list) -> str:
     shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    if any(layout.in_config_sources(os.path.relpath(os.path.abspath(p))) for p in paths):
+        return (f"nothing to check in {shown}: config/ holds the operator-sdk/kubebuilder sources (config/manifests/ is "
+                "the input of `make bundle`), never a bundle; check the bundle `make bundle` writes (bundle/), "
+                "or pass --allow-empty to accept an empty run")
     return (f"nothing to check in {shown}: no bundle (a directory with manifests/ and metadata/), operator "
             "or CatalogSource manifest there; check the path, or pass --allow-empty to accept an empty run")
 

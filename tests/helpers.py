@@ -23,3 +23,12 @@ def run_json(*args, cwd=None):
     assert p.returncode in (0, 1), p.stderr
     assert "Traceback" not in p.stderr
     return p.returncode, json.loads(p.stdout)
+
+
+def message_length(message: str, value: int = 60) -> int:
+    """A message's length with each value it quotes ('...') counted as at most ``value``
+    characters: values are never cut (issue 26: four findings must not read alike), the
+    sentence around them is what must stay short."""
+    import re
+
+    return len(re.sub(r"'[^']{%d,}'" % (value - 1), "'" + "v" * (value - 2) + "'", message))

@@ -400,7 +400,7 @@ def test_outside_actions_the_arguments_are_the_command_line(tmp_path):
     p = subprocess.run([sys.executable, str(ENTRY), str(bundle)], env=env, capture_output=True, text=True,
                        timeout=60, cwd=str(tmp_path))
     assert p.returncode == 1, p.stderr
-    assert "error yaml-duplicate-key" in p.stdout and "bundle(s) checked" in p.stdout
+    assert "error" in p.stdout and "yaml-duplicate-key" in p.stdout and "bundle(s) checked" in p.stdout
     p = subprocess.run([sys.executable, str(ENTRY), "rules", "--format", "json"], env=env, capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 0 and any(r["id"] == "pr-shape" for r in json.loads(p.stdout)["rules"])

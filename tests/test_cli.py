@@ -163,7 +163,8 @@ def test_fail_on_from_the_config_file(findings_tree):
     (["check", ".", "--ocp", "4.16.1"], "--ocp"),
     (["check", ".", "--output", "no/such/dir/report.json"], "--output"),
     (["check", ".", "--changed-since", "HEAD"], "--changed-since"),  # not a git repository
-    (["frobnicate"], "invalid choice"),
+    (["frobnicate"], "not a command"),
+    (["chek"], "invalid choice"),
     ([], "usage"),
 ])
 def test_usage_errors_exit_2_with_a_message_and_no_traceback(findings_tree, args, words):
@@ -230,7 +231,7 @@ def test_binary_config_file_exits_2(findings_tree):
 # -- formats ---------------------------------------------------------------------------------
 
 def test_text_format_lines(findings_tree):
-    p = cli("check", ".", "--severity", "info", cwd=findings_tree)  # text hides info unless asked
+    p = cli("check", ".", "--severity", "info", "--output-format", "concise", cwd=findings_tree)  # text hides info unless asked
     data = report(".", cwd=findings_tree)
     lines = p.stdout.rstrip("\n").split("\n")
     n = len(data["findings"])

@@ -190,7 +190,7 @@ def test_json_and_sarif_keep_every_finding(findings_tree):
 
 
 def test_severity_never_changes_the_exit_code(findings_tree):
-    p = run_cli("check", ".", "--severity", "error", "--fail-on", "warning", cwd=findings_tree)
+    p = run_cli("check", ".", "--severity", "error", "--fail-on", "warning", "--output-format", "concise", cwd=findings_tree)
     assert p.returncode == 1
     assert rules_of(p.stdout) == ["yaml-duplicate-key"]
     assert p.stdout.rstrip().endswith("not shown: 2 warning(s), 1 info (--severity info shows them)")
@@ -207,7 +207,7 @@ def test_select_and_ignore_decide_the_report_and_the_exit_code(findings_tree):
     assert p.returncode == 0  # the error (yaml-duplicate-key) is not selected
     p = run_cli("check", ".", "--ignore", "yaml-duplicate-key", cwd=findings_tree)
     assert p.returncode == 0 and "yaml-duplicate-key" not in p.stdout
-    p = run_cli("check", ".", "--select", "yaml-duplicate-key,ocp-versions-missing", "--ignore", "ocp", cwd=findings_tree)
+    p = run_cli("check", ".", "--select", "yaml-duplicate-key,ocp-versions-missing", "--ignore", "ocp", "--output-format", "concise", cwd=findings_tree)
     assert p.returncode == 1 and set(rules_of(p.stdout)) == {"yaml-duplicate-key"}
     p = run_cli("check", ".", "--select", "yaml", "--select", "ocp-versions-missing", "--format", "json", cwd=findings_tree)
     assert len(json.loads(p.stdout)["findings"]) == 3
@@ -242,7 +242,12 @@ def test_statistics_counts_per_rule(findings_tree):
 
 
 def test_quiet_prints_the_findings_only(findings_tree):
-    p = run_cli("check", ".", "--quiet", cwd=findings_tree)
+    p = run_cli("check", ".", "--quiet", cwd=findings_tree)  # grouped by file: the path, then its findings
+    assert p.returncode == 1
+    heads = [l for l in p.stdout.splitlines() if l and not l.startswith(" ")]
+    assert heads and all(h.endswith((".yaml", "Dockerfile")) for h in heads), heads
+    assert "bundle(s) checked" not in p.stdout
+    p = run_cli("check", ".", "--quiet", "--output-format", "concise", cwd=findings_tree)
     assert p.returncode == 1
     lines = p.stdout.splitlines()
     assert len(lines) == 3 and all(": error " in l or ": warning " in l for l in lines)

@@ -43,7 +43,7 @@ def case(tmp_path):
 
 
 def test_text_line_is_path_line_col_severity_rule_message_and_explain_adds_detail_and_link(case):
-    p = run_cli("check", "bundles", cwd=str(case))
+    p = run_cli("check", "bundles", "--output-format", "concise", cwd=str(case))
     assert p.returncode == 1, p.stderr
     lines = [l for l in p.stdout.splitlines() if LINE.match(l)]
     assert lines and not ANSI.search(p.stdout)  # a pipe: no colour
@@ -53,7 +53,7 @@ def test_text_line_is_path_line_col_severity_rule_message_and_explain_adds_detai
     assert "'fast'" in msg and "stable" in msg  # the values that matter
     assert "opm refuses the package" not in p.stdout and "docs/rules.md" not in p.stdout  # the detail only with --explain
 
-    e = run_cli("check", "bundles", "--explain", cwd=str(case))
+    e = run_cli("check", "bundles", "--explain", "--output-format", "concise", cwd=str(case))
     out = e.stdout.splitlines()
     i = out.index(next(l for l in out if " bundle-annotations " in l))
     beneath = []
@@ -116,7 +116,7 @@ def test_colour_on_a_terminal_only_and_never_with_no_color(case, tmp_path):
     code, out = _tty_run(["check", "bundles"], str(case), env)
     assert code == 1 and "\033[1;31merror\033[0m" in out and "\033[2mbundle-layout\033[0m" in out
     code, out = _tty_run(["check", "bundles"], str(case), dict(env, NO_COLOR="1"))
-    assert code == 1 and not ANSI.search(out) and " error bundle-layout " in out
+    assert code == 1 and not ANSI.search(out) and "  error  " in out and "  bundle-layout" in out
     # --color wins over both: never on a terminal, always in a pipe; the --output file is plain text
     code, out = _tty_run(["check", "bundles", "--color", "never"], str(case), env)
     assert not ANSI.search(out)
@@ -148,7 +148,7 @@ def test_no_finding_is_at_a_directory():
 
 def test_text_paths_are_relative_to_the_current_directory_json_to_the_repository(case, tmp_path):
     where = case / "bundles"
-    p = run_cli("check", "annotations", cwd=str(where))
+    p = run_cli("check", "annotations", "--output-format", "concise", cwd=str(where))
     paths = [LINE.match(l).group("path") for l in p.stdout.splitlines() if LINE.match(l)]
     assert paths and all(os.path.isfile(where / x) for x in paths), paths
     assert "bundle annotations: " in p.stdout  # the bundle line too
@@ -158,7 +158,7 @@ def test_text_paths_are_relative_to_the_current_directory_json_to_the_repository
     # from outside the repository, with the path as typed
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    p = run_cli("check", os.path.join("..", "repo", "bundles"), cwd=str(elsewhere))
+    p = run_cli("check", os.path.join("..", "repo", "bundles"), "--output-format", "concise", cwd=str(elsewhere))
     paths = [LINE.match(l).group("path") for l in p.stdout.splitlines() if LINE.match(l)]
     assert paths and all(x.startswith("../repo/bundles/") and os.path.isfile(elsewhere / x) for x in paths), paths
     # github format: workflow commands keep repository-relative paths (GitHub resolves them against the repository)
@@ -167,9 +167,9 @@ def test_text_paths_are_relative_to_the_current_directory_json_to_the_repository
 
 
 def test_releases_that_are_not_ga_are_shown_as_such_everywhere(case, tmp_path):
-    p = run_cli("check", "bundles/annotations", "--ocp", "4.21,4.22,4.23", cwd=str(case))
+    p = run_cli("check", "bundles/annotations", "--ocp", "4.21,4.22,4.23", "--output-format", "concise", cwd=str(case))
     bundle = next(l for l in p.stdout.splitlines() if l.startswith("bundle "))
-    assert "published to OCP 4.21-4.22, 4.23 (not GA); installable on 4.21-4.22, 4.23 (not GA)" in bundle
+    assert "published to OCP 4.21-4.22, 4.23 (not GA); minKubeVersion/maxOpenShiftVersion allow 4.21-4.22, 4.23 (not GA)" in bundle
     report = json.loads(run_cli("check", "bundles/annotations", "--format", "json", cwd=str(case)).stdout)
     assert report["ocp_not_ga"] == ["4.23"] and "4.23" in report["bundles"][0]["ocp_versions"]
     # the github format's job summary (and so the Action's): the same wording
@@ -180,7 +180,7 @@ def test_releases_that_are_not_ga_are_shown_as_such_everywhere(case, tmp_path):
     # the release table comes from checker/data, and the configuration corrects it
     (case / ".olm-check.yaml").write_text('ocp_releases:\n  - {ocp: "4.23", kube: "1.36", ga: true}\n'
                                          '  - {ocp: "4.24", kube: "1.37", ga: false}\n')
-    p = run_cli("check", "bundles/annotations", "--ocp", "4.22,4.23,4.24", cwd=str(case))
+    p = run_cli("check", "bundles/annotations", "--ocp", "4.22,4.23,4.24", "--output-format", "concise", cwd=str(case))
     bundle = next(l for l in p.stdout.splitlines() if l.startswith("bundle "))
     assert "published to OCP 4.22-4.23, 4.24 (not GA)" in bundle
     report = json.loads(run_cli("check", "bundles/annotations", "--format", "json", cwd=str(case)).stdout)
@@ -200,10 +200,10 @@ def test_releases_a_message_names_are_not_repeated_on_the_line(tmp_path):
     with '[OCP 4.12]' as well; --explain still lists the releases beneath it."""
     dest = tmp_path / "bundle"
     shutil.copytree(os.path.join(FIXTURES, "rules", "removed-api", "bad"), dest, symlinks=True)
-    p = run_cli("check", ".", cwd=str(dest))
+    p = run_cli("check", ".", "--output-format", "concise", cwd=str(dest))
     line = next(l for l in p.stdout.splitlines() if " removed-api " in l)
     assert line.endswith("cannot install on OpenShift 4.12"), line
-    e = run_cli("check", ".", "--explain", cwd=str(dest))
+    e = run_cli("check", ".", "--explain", "--output-format", "concise", cwd=str(dest))
     out = e.stdout.splitlines()
     i = next(n for n, l in enumerate(out) if " removed-api " in l)
     assert out[i + 1] == "    OCP releases: 4.12"

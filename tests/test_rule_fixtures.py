@@ -17,6 +17,7 @@ from checker.api import check
 from checker.rules import RULES, load_all
 
 from conftest import FIXTURES
+from helpers import message_length
 
 RULE_DIR = os.path.join(FIXTURES, "rules")
 
@@ -69,7 +70,7 @@ def test_rule_case(rid, case, copy_fixture):
     got = [(f.rule, f.severity, f.path, f.line, f.column, f.message + "\n" + f.detail, f.detail) for f in res.findings]
     for f in res.findings:  # every rule: a one-sentence message, the why and the fix in the detail
         if f.rule == rid:
-            assert len(f.message) <= 150 and "\n" not in f.message, f.message
+            assert message_length(f.message) <= 150 and "\n" not in f.message, f.message
             assert f.detail, f"{rid}: no detail for {f.message!r}"
     if case.startswith("good"):
         mine = [g for g in got if g[0] == rid]

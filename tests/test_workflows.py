@@ -34,22 +34,29 @@ def _tool(name: str) -> str:
     return found
 
 
+DOCS = [os.path.join(ROOT, "README.md")] + sorted(p for p in glob.glob(os.path.join(ROOT, "docs", "*.md"))
+                                                  if os.path.basename(p) != "rules.md")
+
+
 def _readme_workflows() -> list:
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    blocks = re.findall(r"^```yaml\n(.*?)^```", text, re.M | re.S)
+    """The workflows the README and docs/*.md show (```yaml blocks with jobs:)."""
+    blocks = []
+    for path in DOCS:
+        text = open(path, encoding="utf-8").read()
+        blocks += re.findall(r"^```yaml\n(.*?)^```", text, re.M | re.S)
     return [b for b in blocks if re.search(r"^jobs:", b, re.M)]
 
 
 def test_readme_workflows_are_the_linted_example_files():
-    """Every workflow the README shows is a file in docs/examples/, verbatim, and every
-    example file is shown: what the linters pass is what users copy."""
+    """Every workflow the README and docs/*.md show is a file in docs/examples/, verbatim, and
+    every example file is shown: what the linters pass is what users copy."""
     assert len(EXAMPLES) >= 5
     examples = {os.path.basename(p): open(p, encoding="utf-8").read() for p in EXAMPLES}
     shown = _readme_workflows()
     for block in shown:
-        assert block in examples.values(), "a README workflow that is not in docs/examples/:\n" + block
+        assert block in examples.values(), "a documented workflow that is not in docs/examples/:\n" + block
     for name, text in examples.items():
-        assert text in shown, f"docs/examples/{name} is not shown in the README"
+        assert text in shown, f"docs/examples/{name} is not shown in the README or docs/"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
@@ -108,3 +115,20 @@ def test_release_points_action_yml_at_the_published_image(tmp_path):
     assert got.replace("docker://ghcr.io/olm-check/olm-check:v1.2.3", "Dockerfile") == action
     p = subprocess.run(["bash", "-e", "-c", pin["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert p.returncode != 0 and "no 'image: Dockerfile' line" in p.stdout
+
+
+def test_release_publishes_to_pypi_with_trusted_publishing():
+    """Issue 26: the sdist and the wheels go to PyPI from the release workflow, with the
+    maintained PyPA action and an OIDC token (no stored secret), last, after the GitHub release."""
+    doc = yaml.safe_load(open(os.path.join(ROOT, ".github", "workflows", "release.yml"), encoding="utf-8"))
+    jobs = doc["jobs"]
+    pypi = jobs["pypi"]
+    assert pypi["needs"] == "release" and pypi["environment"]["name"] == "pypi"
+    assert pypi["permissions"] == {"id-token": "write"}
+    uses = [s.get("uses", "") for s in pypi["steps"]]
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") and SHA.match(u) for u in uses)
+    downloaded = [s["with"].get("pattern") or s["with"].get("name") for s in pypi["steps"] if "download-artifact" in s.get("uses", "")]
+    assert sorted(downloaded) == ["sdist", "wheels-*"]
+    assert "secrets." not in open(os.path.join(ROOT, ".github", "workflows", "release.yml")).read().split("  pypi:")[1]
+    assert "python -m build --sdist" in str(jobs["sdist"]["steps"])
+    assert not any("id-token" in (j.get("permissions") or {}) for n, j in jobs.items() if n != "pypi")

@@ -1,10 +1,18 @@
-"""Terminal output: ``path:line:col: severity rule-id message [OCP releases]``, then one line
-per bundle and the summary.
+"""Terminal output, in two forms (``--output-format``, ruff's option name):
+
+* ``full`` (the default): findings grouped by file -- the path once, then per finding
+  ``line:col  severity  message  rule-id [OCP releases]``, the message wrapped at the
+  terminal's width under itself, nothing cut (eslint's "stylish", ruff's ``full``);
+* ``concise``: one line per finding, ``path:line:col: severity rule-id message [OCP releases]``,
+  for editors and grep.
+
+Then one line per bundle and the summary. Files and bundles are in natural order: version
+numbers as numbers (``7.87.0`` before ``7.100.0``).
 
 ``Style`` says how: colour (on a terminal, never when ``NO_COLOR`` is set or stdout is not a
 terminal, unless ``--color always``), ``--explain`` (each finding's detail -- the why and the
-fix -- and its rule's page, indented beneath it) and where paths are relative to (the
-current directory: ``Paths``)."""
+fix -- and its rule's page, indented beneath it), where paths are relative to (the current
+directory: ``Paths``), the form and the width."""
 from __future__ import annotations
 
 import os
@@ -70,10 +78,28 @@ class Paths:
         return got
 
 
+FORMS = ("full", "concise")
+
+
+def terminal_width(default: int = 100) -> int:
+    """The width text is wrapped at: ``COLUMNS``, else the terminal's, else ``default``
+    (never under 60)."""
+    import shutil
+
+    try:
+        cols = shutil.get_terminal_size((default, 24)).columns
+    except (OSError, ValueError):
+        cols = default
+    return max(60, cols or default)
+
+
 class Style:
-    def __init__(self, colour: bool = False, explain: bool = False, path: Optional[Callable] = None):
+    def __init__(self, colour: bool = False, explain: bool = False, path: Optional[Callable] = None,
+                 form: str = "full", width: Optional[int] = None):
         self.colour, self.explain = colour, explain
         self.path = path or (lambda p: p)
+        self.form = form
+        self.width = width or terminal_width()
 
     def paint(self, text: str, code: str) -> str:
         return f"{code}{text}{RESET}" if self.colour and text else text
@@ -82,19 +108,102 @@ class Style:
 PLAIN = Style()
 
 
+_NUMBER = re.compile(r"(\d+)")
+
+
+def natural_key(path: str) -> tuple:
+    """Order of paths with version numbers as numbers: ``.../7.87.0/...`` before
+    ``.../7.100.0/...`` (each run of digits compared as a number, the rest as text)."""
+    out = []
+    for part in str(path).split("/"):
+        out.append(tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in _NUMBER.split(part) if t))
+    return tuple(out)
+
+
 def render(report, findings, rules, style: Optional[Style] = None) -> str:
     style = style or PLAIN
     preview = report.get("ocp_not_ga") or ()
-    lines = []
-    for f in findings:
-        lines.append(finding_line(f, style, preview))
-        if style.explain:
-            lines += explain_lines(f, style)
-    for b in report["bundles"]:
-        lines.append(bundle_line(b, style, preview))
+    lines = finding_lines(findings, style, preview)
+    if lines and style.form == "full":
+        lines.append("")
+    for b in sorted(report["bundles"], key=lambda b: natural_key(b["path"])):
+        lines += _wrap(bundle_line(b, style, preview), style.width, "    ") if style.form == "full" else [bundle_line(b, style, preview)]
     s = report["summary"]
     lines.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
     return "\n".join(lines) + "\n"
+
+
+def finding_lines(findings, style: Style = PLAIN, preview=()) -> list:
+    """The findings' lines in ``style.form``: ``full`` groups them by file (in natural order,
+    by line within a file), ``concise`` prints one line each (in the report's order)."""
+    lines = []
+    if style.form == "concise":
+        for f in findings:
+            lines.append(finding_line(f, style, preview))
+            if style.explain:
+                lines += explain_lines(f, style)
+        return lines
+    by_file: dict = {}
+    for f in findings:
+        by_file.setdefault(f.path, []).append(f)
+    for path in sorted(by_file, key=natural_key):
+        group = sorted(by_file[path], key=lambda f: (f.line, f.column))
+        if lines:
+            lines.append("")
+        lines.append(style.paint(style.path(path), BOLD) if path else "(no file)")
+        where = [f"{f.line}:{f.column}" for f in group]
+        w_where = max(len(w) for w in where)
+        w_sev = max(len(f.severity) for f in group)
+        for f, at in zip(group, where):
+            lines += _full_lines(f, at, w_where, w_sev, style, preview)
+            if style.explain:
+                lines += explain_lines(f, style, indent=" " * (2 + w_where + 2 + w_sev + 2))
+    return lines
+
+
+def _full_lines(f, at: str, w_where: int, w_sev: int, style: Style, preview) -> list:
+    """``  line:col  severity  message  rule-id [OCP ...]``, wrapped at ``style.width`` with
+    the continuation under the message; words are never broken, so nothing is cut."""
+    ocp = f"[OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions and not _named(f) else ""
+    head = f"  {at:<{w_where}}  {f.severity:<{w_sev}}  "
+    indent = " " * len(head)
+    tokens = [(w, " ") for w in f.message.split(" ") if w] + [(f.rule, "  ")] + ([(ocp, " ")] if ocp else [])
+    if style.colour:
+        dim = {f.rule, ocp}
+        tokens = [(style.paint(w, DIM) if i >= len(tokens) - (2 if ocp else 1) and w in dim else w, sep)
+                  for i, (w, sep) in enumerate(tokens)]
+        sev = style.paint(f.severity, SEVERITY_COLOUR.get(f.severity, BOLD)) + " " * (w_sev - len(f.severity))
+        shown_head = f"  {style.paint(at, DIM)}{' ' * (w_where - len(at))}  {sev}  "
+    else:
+        shown_head = head
+    out = _fill(tokens, style.width - len(head))
+    return [shown_head + out[0]] + [indent + l for l in out[1:]]
+
+
+def _fill(tokens: list, room: int) -> list:
+    """Lines of ``(word, separator before it)`` tokens, each at most ``room`` columns where
+    the words allow (a longer word stays whole on its own line; colour codes do not count)."""
+    room = max(30, room)
+    out, cur, n = [], "", 0
+    for w, sep in tokens:
+        wl = len(strip_colour(w)) if "\033" in w else len(w)
+        if cur and n + len(sep) + wl > room:
+            out.append(cur)
+            cur, n = w, wl
+        elif cur:
+            cur, n = cur + sep + w, n + len(sep) + wl
+        else:
+            cur, n = w, wl
+    out.append(cur)
+    return out
+
+
+def _wrap(text: str, width: int, indent: str) -> list:
+    """``text`` in lines of at most ``width`` columns where words allow (a word longer than
+    the line stays whole), continuation lines after ``indent``."""
+    lines = textwrap.wrap(text, width=max(30, width), subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    return lines or [text]
 
 
 def bundle_line(b: dict, style: Style = PLAIN, preview=()) -> str:
@@ -102,7 +211,8 @@ def bundle_line(b: dict, style: Style = PLAIN, preview=()) -> str:
     pub = _ranges(b["ocp_versions"], preview) or "none"
     inst = _ranges(b["ocp_installable"], preview) or "none"
     who = b["csv"] or b["package"] or "?"
-    return f"bundle {style.path(b['path'])}: {who}; label {label}; published to OCP {pub}; installable on {inst}"
+    return (f"bundle {style.path(b['path'])}: {who}; label {label}; published to OCP {pub}; "
+            f"minKubeVersion/maxOpenShiftVersion allow {inst}")
 
 
 def finding_line(f, style: Style = PLAIN, preview=()) -> str:
@@ -116,22 +226,22 @@ def finding_line(f, style: Style = PLAIN, preview=()) -> str:
     return f"{style.paint(where, BOLD)} {sev} {style.paint(f.rule, DIM)} {f.message}{style.paint(ocp, DIM)}"
 
 
-def explain_lines(f, style: Style = PLAIN) -> list:
+def explain_lines(f, style: Style = PLAIN, indent: str = "    ") -> list:
     """``--explain``: the finding's detail (why, and the fix), its one-line fix when it has one,
     and its rule's page, indented beneath the finding."""
     from .links import help_uri
 
     out = []
     if f.ocp_versions and _named(f):
-        out.append(f"    OCP releases: {_ranges(f.ocp_versions)}")
+        out.append(f"{indent}OCP releases: {_ranges(f.ocp_versions)}")
     if f.detail:
-        out += textwrap.wrap(f.detail, width=100, initial_indent="    ", subsequent_indent="    ",
-                             break_long_words=False, break_on_hyphens=False)
+        out += textwrap.wrap(f.detail, width=max(len(indent) + 40, min(style.width, 120)), initial_indent=indent,
+                             subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
     if f.fix is not None and f.fix.description:
-        out.append(f"    fix (line {f.fix.line}): {f.fix.description}")
+        out.append(f"{indent}fix (line {f.fix.line}): {f.fix.description}")
     uri = help_uri(f.rule)
     if uri:
-        out.append("    " + style.paint(f"see {uri}", DIM))
+        out.append(indent + style.paint(f"see {uri}", DIM))
     return out
 
 

@@ -455,6 +455,12 @@ class Cache:
         h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0".encode("utf-8", "surrogateescape"))
         h.update(self.operator_inputs(repo, ref.operator_dir))
         h.update(self.bundle_digest(ref.path))
+        if ref.operator is None:  # an operator-sdk project's root bundle.Dockerfile is the bundle's (discover.load_ref)
+            from ..layout import bundle_dockerfile
+
+            df = bundle_dockerfile(ref.path)
+            if df is not None and os.path.dirname(df) != ref.path:
+                self._entry(h, df, "../" + os.path.basename(df), 0)
         return h.digest()
 
     def operator_key(self, key: str, members: list, repo, ctx) -> bytes:
