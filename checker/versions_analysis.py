@@ -68,11 +68,8 @@ def analyse(bundle: Bundle, ctx) -> None:
         vi.publication_source = "all-known"
     vi.no_constraints = vi.label_parsed is None and not vi.max_ocp_decls and vi.min_kube_node is None
     vi.ocp_versions = [r.ocp for r in published]
-    installable = []
-    for r in published:
-        if vi.max_ocp is not None and r.key > vkey(vi.max_ocp):
-            continue
-        if min_kube is not None and r.kube_key < min_kube:
-            continue
-        installable.append(r.ocp)
-    vi.ocp_installable = installable
+    # installable: where OLM installs it, i.e. every published release whose Kubernetes meets
+    # minKubeVersion. maxOpenShiftVersion is no install barrier: OLM reads it only for the
+    # cluster's Upgradeable condition (operator-lifecycle-manager, pkg/controller/operators/
+    # openshift/helpers.go incompatibleOperators), so a bundle published above its max installs there
+    vi.ocp_installable = [r.ocp for r in published if min_kube is None or r.kube_key >= min_kube]

@@ -7,13 +7,23 @@ def rules_of(res):
     return {(f.rule, f.severity) for f in res.findings}
 
 
-def test_published_and_installable_follow_label_max_and_minkube(copy_fixture):
+def test_published_and_installable_follow_label_and_minkube_not_max(copy_fixture):
     copy_fixture("rules/max-ocp-version-range/bad")  # label v4.14 (open), max 4.16, minKube 1.27.0
     res = check(["."])
     b = res.report["bundles"][0]
     assert b["ocp_label"] == "v4.14"
     assert b["ocp_versions"][0] == "4.14" and b["ocp_versions"][-1] == "4.23"
-    assert b["ocp_installable"] == ["4.14", "4.15", "4.16"]
+    # maxOpenShiftVersion is no install barrier (OLM reads it for the Upgradeable condition only)
+    assert b["ocp_installable"] == b["ocp_versions"]
+
+
+def test_max_below_a_removal_does_not_stop_removed_api_where_published(copy_fixture):
+    copy_fixture("rules/removed-api/bad-max-not-a-barrier")  # no label, max 4.8, v1beta1 CRD
+    res = check(["."])
+    f = [f for f in res.findings if f.rule == "removed-api"]
+    assert len(f) == 1 and f[0].severity == "error"
+    assert f[0].ocp_versions[0] == "4.9" and "4.8" not in f[0].ocp_versions
+    assert "OLM reads it only to block cluster upgrades" in f[0].detail
 
 
 def test_no_range_means_every_release_with_a_catalog_and_ga_removals_are_errors(copy_fixture):

@@ -234,7 +234,10 @@ def label_rules(bundle: Bundle, ctx):
     # declares nothing, and profiles/config settle its severity: engine.settle)
     if node is None and not fbc and bundle.mediatype in (REGISTRY_V1, None):
         catalogs = table.catalog_releases
-        excluded = [r for r in catalogs if r.ocp not in vi.ocp_installable] if not vi.explicit_target else []
+        # releases minKubeVersion keeps it from installing on, and releases above
+        # maxOpenShiftVersion (it installs there, but blocks the cluster's upgrades)
+        excluded = [r for r in catalogs if r.ocp not in vi.ocp_installable
+                    or (vi.max_ocp is not None and r.key > vkey(vi.max_ocp))] if not vi.explicit_target else []
         by_kube = [r for r in excluded if vi.min_kube and r.kube_key < vkey(vi.min_kube)]
         # the community catalog CI (check_api_version_constraints, skipped for FBC operators) fails
         # any bundle of a catalog repository that sets minKubeVersion without the label
@@ -582,7 +585,9 @@ define("removed-api", "error", "The bundle uses a Kubernetes API removed in a re
     What: a manifest (its apiVersion/kind), an owned CRD's `resources` entry, or an
     `alm-examples` object uses an API version that the Kubernetes of an OpenShift release in
     the bundle's range no longer serves. With no range information at all the range is every
-    release with a catalog (4.6 and later). RBAC rules are never flagged: they name groups and
+    release with a catalog (4.6 and later). The range is where the bundle is published (its
+    label, or its file-based catalogs), whatever its maxOpenShiftVersion: OLM reads that only
+    to block cluster upgrades, so a bundle published above its max installs there. RBAC rules are never flagged: they name groups and
     resources, not versions. An `alm-examples` object is a warning: the console's "create"
     form starts from it. An owned CRD's `resources` entry is info: it only tells the console
     which kinds to list on the resource's Resources tab, and the console looks a built-in kind
@@ -749,9 +754,9 @@ def api_rules(bundle: Bundle, ctx):
                                   f"Use {e.use} instead.")
                 else:
                     yield finding("removed-api", file, node,
-                                  f"{what} is removed in {gone_in}, so the bundle cannot install on OpenShift {_rels(ga_gone)}",
+                                  f"{what} is removed in {gone_in}, so it cannot install on OpenShift {_rels(ga_gone)}",
                                   ocp=ga_gone, detail=f"The API server of OpenShift {_rels(ga_gone)}{_range_note(vi)} no longer "
-                                  f"serves it. Use {e.use} instead.")
+                                  f"serves it{_max_note(vi, ga_gone)}. Use {e.use} instead.")
             elif up_gone:
                 yield finding("deprecated-api", file, node,
                               f"{what} will be removed in Kubernetes {vstr(e.removed)}, i.e. the upcoming OpenShift {_rels(up_gone)} "
@@ -811,6 +816,14 @@ def _uncertain_note(bundle: Bundle) -> str:
 
 def _uncertain_severity(bundle: Bundle) -> Optional[str]:
     return "warning" if _uncertain(bundle) else None
+
+
+def _max_note(vi, releases) -> str:
+    """Why a maxOpenShiftVersion below these releases does not help: it is no install barrier."""
+    if vi.max_ocp is None or vi.explicit_target or not any(vkey(getattr(r, "ocp", r)) > vkey(vi.max_ocp) for r in releases):
+        return ""
+    return (f"; maxOpenShiftVersion {vi.max_ocp} does not keep it from those catalogs: OLM reads it only to block cluster "
+            "upgrades, not installs")
 
 
 def _range_note(vi) -> str:
