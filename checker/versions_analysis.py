@@ -34,8 +34,8 @@ def analyse(bundle: Bundle, ctx) -> None:
 
     mk_node = None
     spec = csv.spec() if csv is not None else None
-    if spec is not None and "minKubeVersion" in spec:
-        mk_node = spec.get("minKubeVersion")
+    if spec is not None and _min_kube_key(spec) is not None:
+        mk_node = spec.get(_min_kube_key(spec))
     elif vi.declared_min_kube is not None:
         mk_node = vi.declared_min_kube
     min_kube = None
@@ -73,3 +73,16 @@ def analyse(bundle: Bundle, ctx) -> None:
     # cluster's Upgradeable condition (operator-lifecycle-manager, pkg/controller/operators/
     # openshift/helpers.go incompatibleOperators), so a bundle published above its max installs there
     vi.ocp_installable = [r.ocp for r in published if min_kube is None or r.kube_key >= min_kube]
+
+
+def _min_kube_key(spec):
+    """The key OLM reads spec.minKubeVersion from: OLM decodes the CSV with Go's encoding/json
+    (``V1alpha1CSVFromBundle`` in pkg/controller/registry/resolver/steps.go), which matches field
+    names case-insensitively, preferring the exact name: ``MinKubeVersion`` is obeyed (its
+    spelling is csv-unknown-field's warning)."""
+    if "minKubeVersion" in spec:
+        return "minKubeVersion"
+    for k in spec.keys():
+        if isinstance(k, str) and k.lower() == "minkubeversion":
+            return k
+    return None

@@ -182,3 +182,12 @@ def test_config_turns_on_a_rule_the_profile_leaves_off(copy_fixture):
     _config(root, "rules:\n  feature-annotations-required: error\n")
     rc, found = required()
     assert rc == 1 and found == [("error", 7)]
+
+
+def test_min_kube_version_is_read_whatever_the_case_of_its_key(copy_fixture):
+    copy_fixture("rules/min-kube-version-range/bad-key-case")  # spec.MinKubeVersion: 1.29.0, label v4.14
+    res = check(["."])
+    b = res.report["bundles"][0]
+    assert b["ocp_installable"][0] == "4.16"  # Kubernetes 1.29
+    assert [f.ocp_versions for f in res.findings if f.rule == "min-kube-version-range"] == [["4.14", "4.15"]]
+    assert any(f.rule == "csv-unknown-field" and f.severity == "warning" for f in res.findings)  # the spelling

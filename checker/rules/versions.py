@@ -493,7 +493,10 @@ define("min-kube-version-range", "error", "minKubeVersion excludes releases the 
     What: minKubeVersion is above the Kubernetes version of OpenShift releases the bundle is
     published to (by its label, or for a file-based-catalog operator by the catalogs that list
     it or its ci.yaml `catalog_mapping`), or above the Kubernetes of maxOpenShiftVersion.
-    Releases before 4.6 (no per-release catalog) are not counted. A warning when no catalog
+    Releases before 4.6 (no per-release catalog) are not counted. The value is read whatever
+    its key's case (`spec.MinKubeVersion` too: OLM decodes the CSV with Go's encoding/json,
+    which matches field names case-insensitively; the spelling is `csv-unknown-field`'s
+    warning). A warning when no catalog
     lists the bundle yet and its ci.yaml maps several catalog templates to different releases
     (which template will list it is not known, and no label narrows it).
 
