@@ -57,6 +57,10 @@ def analyse(bundle: Bundle, ctx) -> None:
         # catalogs its templates render, where it will be published (versions.md)
         published = [table.get(v) for v in vi.mapped_ocp if table.get(v) is not None]
         vi.publication_source = "catalog-mapping"
+    elif vi.fbc_unlisted:
+        # an FBC operator's older bundle that no catalog lists: published nowhere, whatever its label
+        published = []
+        vi.publication_source = "unlisted"
     elif vi.label_parsed is not None and vi.label_parsed.ok:
         # only releases with their own bundle catalog (4.6+) are published to; a label that
         # names older releases only keeps them (nothing newer to evaluate it against)

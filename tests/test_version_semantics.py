@@ -191,3 +191,19 @@ def test_min_kube_version_is_read_whatever_the_case_of_its_key(copy_fixture):
     assert b["ocp_installable"][0] == "4.16"  # Kubernetes 1.29
     assert [f.ocp_versions for f in res.findings if f.rule == "min-kube-version-range"] == [["4.14", "4.15"]]
     assert any(f.rule == "csv-unknown-field" and f.severity == "warning" for f in res.findings)  # the spelling
+
+
+def test_fbc_bundle_no_catalog_lists_is_published_nowhere(copy_fixture):
+    copy_fixture("rules/removed-api/good-fbc-unlisted")  # 1.0.0 labelled v4.10; the v4.16 catalog lists 2.0.0 only
+    res = check(["."])
+    b = res.report["bundles"][0]
+    assert b["ocp_label"] == "v4.10"
+    assert b["ocp_versions"] == [] and b["ocp_installable"] == []
+    assert not any(f.rule in ("removed-api", "deprecated-api") for f in res.findings)
+
+
+def test_fbc_bundle_is_published_to_the_catalogs_that_list_it(copy_fixture):
+    copy_fixture("rules/removed-api/bad-fbc-listed")
+    res = check(["."])
+    assert res.report["bundles"][0]["ocp_versions"] == ["4.16"]
+    assert [(f.severity, f.ocp_versions) for f in res.findings if f.rule == "removed-api"] == [("error", ["4.16"])]

@@ -30,7 +30,7 @@ K8S_DEPRECATION_GUIDE = "https://kubernetes.io/docs/reference/using-api/deprecat
 API_REMOVED_APIS = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/removed_apis.go"
 K8S_WEBHOOK_VALIDATION = "https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/admissionregistration/validation/validation.go"
 
-_CATALOGS_DECIDE = ("catalogs", "catalog-mapping")
+_CATALOGS_DECIDE = ("catalogs", "catalog-mapping", "unlisted")
 
 
 def _rels(releases) -> str:
