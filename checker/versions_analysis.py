@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .model import Bundle
 from .nodes import Scalar
-from .versions import LABEL_KEY, label_releases, max_declarations, parse_label, parse_min_kube, vkey
+from .versions import LABEL_KEY, label_releases, max_declarations, norm, parse_label, parse_min_kube, vkey
 
 
 def analyse(bundle: Bundle, ctx) -> None:
@@ -29,7 +29,9 @@ def analyse(bundle: Bundle, ctx) -> None:
 
     csv = bundle.csv
     vi.max_ocp_decls = max_declarations(csv, bundle.properties_file)
+    # 4.23 and 5.0 are one release (OLM's normalizeOCPVersion): the highest of them as written
     valid = [d.version for d in vi.max_ocp_decls if d.version is not None and d.error is None]
+    valid = [max(valid, key=lambda v: (norm(v), v))] if valid else []
     vi.max_ocp = "%d.%d" % max(valid) if valid else None
 
     mk_node = None

@@ -12,7 +12,7 @@ def test_published_and_installable_follow_label_and_minkube_not_max(copy_fixture
     res = check(["."])
     b = res.report["bundles"][0]
     assert b["ocp_label"] == "v4.14"
-    assert b["ocp_versions"][0] == "4.14" and b["ocp_versions"][-1] == "4.23"
+    assert b["ocp_versions"][0] == "4.14" and b["ocp_versions"][-1] == "5.0"
     # maxOpenShiftVersion is no install barrier (OLM reads it for the Upgradeable condition only)
     assert b["ocp_installable"] == b["ocp_versions"]
 
@@ -34,7 +34,7 @@ def test_no_range_means_every_release_with_a_catalog_and_ga_removals_are_errors(
     assert b["ocp_versions"][0] == "4.6" and "4.5" not in b["ocp_versions"]
     removed = [f for f in res.findings if f.rule == "removed-api"]
     assert len(removed) == 1 and removed[0].severity == "error"
-    assert removed[0].ocp_versions[0] == "4.12" and "4.23" not in removed[0].ocp_versions  # upcoming is not "removed"
+    assert removed[0].ocp_versions[0] == "4.12" and "5.0" not in removed[0].ocp_versions  # upcoming is not "removed"
     assert ("no-version-constraints", "warning") in rules_of(res)
     assert not any(f.rule == "ocp-versions-missing" for f in res.findings)  # one problem, one finding
     assert "policy/v1" in removed[0].message
@@ -207,3 +207,15 @@ def test_fbc_bundle_is_published_to_the_catalogs_that_list_it(copy_fixture):
     res = check(["."])
     assert res.report["bundles"][0]["ocp_versions"] == ["4.16"]
     assert [(f.severity, f.ocp_versions) for f in res.findings if f.rule == "removed-api"] == [("error", ["4.16"])]
+
+
+def test_catalogs_v5_0_and_v4_23_are_the_5_0_catalog(copy_fixture):
+    import os
+
+    for name in ("v5.0", "v4.23"):
+        d = copy_fixture("rules/removed-api/bad-fbc-listed", name=name)
+        os.rename(os.path.join(d, "catalogs", "v4.16"), os.path.join(d, "catalogs", name))
+        res = check([str(d)])
+        assert res.report["bundles"][0]["ocp_versions"] == ["5.0"], name
+        # 5.0 is not GA yet: the removal there is no "removed-api" error of a GA release
+        assert not any(f.rule == "removed-api" for f in res.findings)

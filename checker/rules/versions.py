@@ -14,7 +14,7 @@ from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import release_ranges as _ranges
-from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, parse_min_kube, vkey, vstr
+from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, norm, parse_min_kube, vkey, vstr
 from . import check, define, finding, refusal, value_fix
 
 CAT = "version"
@@ -147,14 +147,16 @@ define("ocp-versions-missing", "warning", "No com.redhat.openshift.versions: the
     """)
 
 define("ocp-versions-unknown", "warning", "The range names OpenShift releases olm-check does not know", category=CAT, explanation="""
-    What: the label names a release above the newest one in olm-check's table.
+    What: the label names a release that is not in olm-check's table: above its newest one, or
+    a 4.x release that does not exist (the release after 4.22 is 5.0, also called 4.23, as
+    OLM's `normalizeOCPVersion` has it: `v4.24` names no release).
 
     Why: not a mistake of the bundle, but olm-check cannot check what it does not know; the
     release's Kubernetes version decides which APIs are removed.
 
     Fix: update olm-check, or add the release in .olm-check.yaml:
         ocp_releases:
-          - {ocp: "4.24", kube: "1.37", ga: false}
+          - {ocp: "5.1", kube: "1.37", ga: false}
     """)
 
 define("ocp-versions-closed-range", "info", "The range ends before the newest OpenShift release", category=CAT, explanation="""
@@ -417,7 +419,7 @@ def max_rules(bundle: Bundle, ctx):
     if vi.max_ocp is None:
         return
     mx = vkey(vi.max_ocp)
-    first = next((d for d in decls if d.version == mx), decls[0] if decls else None)
+    first = next((d for d in decls if d.version is not None and norm(d.version) == mx), decls[0] if decls else None)
     lr = vi.label_parsed
     if lr is not None and lr.ok and not vi.explicit_target:
         if lr.lower is not None and mx < lr.lower:
