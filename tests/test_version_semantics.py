@@ -219,3 +219,10 @@ def test_catalogs_v5_0_and_v4_23_are_the_5_0_catalog(copy_fixture):
         assert res.report["bundles"][0]["ocp_versions"] == ["5.0"], name
         # 5.0 is not GA yet: the removal there is no "removed-api" error of a GA release
         assert not any(f.rule == "removed-api" for f in res.findings)
+
+
+def test_min_kube_findings_name_exactly_the_releases_concerned(copy_fixture):
+    copy_fixture("rules/min-kube-version-range/bad-above-max")  # v4.14, minKube 1.29.0, max 4.15
+    res = check(["."])
+    got = sorted((f.kind, f.ocp_versions[0], f.ocp_versions[-1]) for f in res.findings if f.rule == "min-kube-version-range")
+    assert got == [("", "4.14", "4.15"), ("above-max", "4.16", "5.0")]

@@ -491,6 +491,8 @@ define("min-kube-version-range", "error", "minKubeVersion excludes releases the 
             "(\"CSV version requirement not met\")", OLM_REQUIREMENTS),
     refusal("catalog-ci", "check_api_version_constraints fails a range with releases whose Kubernetes is below "
             "minKubeVersion", CI_BUNDLE_CHECKS),
+    refusal("cluster-upgrade", "with minKubeVersion above the Kubernetes of maxOpenShiftVersion, every release the bundle installs "
+            "on is above its max: OLM marks a cluster that installs it not upgradeable at once", OLM_MAX),
 ], explanation="""
     What: minKubeVersion is above the Kubernetes version of OpenShift releases the bundle is
     published to (by its label, or for a file-based-catalog operator by the catalogs that list
@@ -500,7 +502,10 @@ define("min-kube-version-range", "error", "minKubeVersion excludes releases the 
     which matches field names case-insensitively; the spelling is `csv-unknown-field`'s
     warning). A warning when no catalog
     lists the bundle yet and its ci.yaml maps several catalog templates to different releases
-    (which template will list it is not known, and no label narrows it).
+    (which template will list it is not known, and no label narrows it). Each finding's
+    releases are exactly the published releases concerned. Above the Kubernetes of
+    maxOpenShiftVersion (kind `above-max`): every release it installs on is above its max, so
+    a cluster that installs it is at once blocked from upgrading (max is no install barrier).
 
     Why: users of those releases see the operator in their catalog and cannot install it.
 
@@ -565,10 +570,15 @@ def kube_rules(bundle: Bundle, ctx):
             if vi.max_ocp is not None:
                 rel = table.get(vi.max_ocp)
                 if rel is not None and rel.kube_key < mk:
+                    # max is no install barrier: it installs where its Kubernetes is met, all above max
+                    where = [r for r in table.releases if r.ocp in vi.ocp_installable]
                     yield finding("min-kube-version-range", file, node,
                                   f"minKubeVersion {clip(node.raw)} is above Kubernetes {rel.kube} of maxOpenShiftVersion {vi.max_ocp}",
-                                  detail="There is no OpenShift release the bundle can install on. Raise maxOpenShiftVersion or "
-                                  "lower minKubeVersion.")
+                                  ocp=where, kind="above-max",
+                                  detail="OLM installs the bundle only where Kubernetes meets minKubeVersion"
+                                  f"{' (OpenShift ' + _rels(where) + ' of the releases it is published to)' if where else ''}, all above "
+                                  f"maxOpenShiftVersion {vi.max_ocp}, which OLM reads only to block cluster upgrades: a cluster that "
+                                  "installs it is at once marked not upgradeable. Raise maxOpenShiftVersion or lower minKubeVersion.")
     if vi.no_constraints and bundle.mediatype in (REGISTRY_V1, None) and bundle.annotations_file is not None and not vi.explicit_target \
             and not _fbc_operator(bundle):
         yield finding("no-version-constraints", bundle.annotations_file, bundle.annotations,
