@@ -387,7 +387,9 @@ def label_unknown(r: LabelRange, table: OcpTable) -> list:
         return []
     out = []
     for v in (r.lower, r.upper):
-        if v is not None and v[0] >= 4 and table.get(v) is None and vstr(v) not in out:
+        # above the table, or a 4.x release that does not exist (4.24: the release after 4.22 is 5.0);
+        # not 4.0, below the first release (OpenShift 4 started at 4.1), which names nothing more
+        if v is not None and v > table.first.key and table.get(v) is None and vstr(v) not in out:
             out.append(vstr(v))
     return out
 

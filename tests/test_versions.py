@@ -147,3 +147,12 @@ def test_5_0_is_the_release_after_4_22_and_4_23_is_its_other_name():
     # a user's entry for 4.23 corrects 5.0
     t = OcpTable.load([{"ocp": "4.23", "kube": "1.36", "ga": True}])
     assert t.get("5.0").ga and "4.23" not in [r.ocp for r in t.releases]
+
+
+def test_label_unknown_names_releases_that_do_not_exist():
+    from checker.versions import label_unknown
+
+    assert label_unknown(parse_label("v4.22-v4.24"), TABLE) == ["4.24"]  # the release after 4.22 is 5.0
+    assert label_unknown(parse_label("v5.3"), TABLE) == ["5.3"]
+    assert label_unknown(parse_label("v4.0-v4.8"), TABLE) == []  # below the first release: nothing more is named
+    assert label_unknown(parse_label("v4.20-v4.23"), TABLE) == []
