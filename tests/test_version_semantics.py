@@ -226,3 +226,20 @@ def test_min_kube_findings_name_exactly_the_releases_concerned(copy_fixture):
     res = check(["."])
     got = sorted((f.kind, f.ocp_versions[0], f.ocp_versions[-1]) for f in res.findings if f.rule == "min-kube-version-range")
     assert got == [("", "4.14", "4.15"), ("above-max", "4.16", "5.0")]
+
+
+def test_min_kube_version_key_case_without_label(copy_fixture):
+    import os
+
+    d = copy_fixture("rules/min-kube-version-range/bad-key-case")  # spec.MinKubeVersion: 1.29.0
+    for name in ("metadata/annotations.yaml", "bundle.Dockerfile"):
+        p = os.path.join(d, name)
+        with open(p) as fh:
+            kept = [l for l in fh if "com.redhat.openshift.versions" not in l]
+        with open(p, "w") as fh:
+            fh.writelines(kept)
+    res = check(["."])
+    got = [f for f in res.findings if f.rule == "ocp-versions-missing"]
+    # OLM obeys MinKubeVersion: published to every release, it cannot install on 4.6-4.15
+    assert len(got) == 1 and got[0].severity == "error" and "excludes 4.6-4.15" in got[0].message
+    assert got[0].ocp_versions[0] == "4.6" and got[0].ocp_versions[-1] == "4.15"

@@ -243,7 +243,9 @@ def label_rules(bundle: Bundle, ctx):
         by_kube = [r for r in excluded if vi.min_kube and r.kube_key < vkey(vi.min_kube)]
         # the community catalog CI (check_api_version_constraints, skipped for FBC operators) fails
         # any bundle of a catalog repository that sets minKubeVersion without the label
-        ci_refuses = bundle.operator is not None and vi.min_kube is not None
+        # (the CI reads spec["minKubeVersion"], a case-sensitive key: OLM obeys spec.MinKubeVersion, the CI does not see it)
+        spec = bundle.csv.spec() if bundle.csv is not None else None
+        ci_refuses = bundle.operator is not None and vi.min_kube is not None and spec is not None and "minKubeVersion" in spec
         ci_note = (" The community catalog CI fails a bundle that sets minKubeVersion without the label "
                    "(check_api_version_constraints).") if ci_refuses else ""
         if excluded and (vi.max_ocp or vi.min_kube):
