@@ -1,9 +1,12 @@
 """The upgrade graph of a catalog repository's operators, from BundleFacts only.
 
 Built per operator and channel from each bundle's `spec.replaces`, `spec.skips` and
-`olm.skipRange` (ranges in blang/semver syntax, as OLM reads them). The channel head is the
-bundle with the highest version; reachability follows what opm's replaces-mode index build
-does (each channel walks `replaces` from its head across channels: ``_opm_channels``).
+`olm.skipRange` (ranges in blang/semver syntax, as OLM reads them). Each OpenShift release's
+catalog holds the bundles published to it and has its own channels (``release_groups``): there
+the channel head is the bundle with the highest version, and reachability follows what opm's
+replaces-mode index build does (each channel walks `replaces` from its head across channels:
+``_opm_channels``). The community CI's checks build one graph per channel from every bundle of
+the repository: the findings say when that view refuses too.
 Operators whose ci.yaml says `updateGraph: semver-mode` get their edges from version order
 (so no dangling bundles or loops are possible), and FBC operators (`fbc.enabled: true`) get
 theirs from the catalogs (checked by `fbc-schema`), so the bundle-graph rules leave them
