@@ -243,3 +243,24 @@ def test_min_kube_version_key_case_without_label(copy_fixture):
     # OLM obeys MinKubeVersion: published to every release, it cannot install on 4.6-4.15
     assert len(got) == 1 and got[0].severity == "error" and "excludes 4.6-4.15" in got[0].message
     assert got[0].ocp_versions[0] == "4.6" and got[0].ocp_versions[-1] == "4.15"
+
+
+def test_a_loop_no_release_holds_whole_is_the_community_ci_s_only(copy_fixture):
+    import os
+
+    d = copy_fixture("rules/upgrade-graph-loop/bad")  # 1.0.0 and 1.1.0 replace each other, both v4.14
+    for ver, label in (("1.0.0", "=v4.14"), ("1.1.0", "v4.15")):
+        p = os.path.join(d, "operators", "example-operator", ver, "metadata", "annotations.yaml")
+        with open(p) as fh:
+            text = fh.read()
+        with open(p, "w") as fh:
+            fh.write(text.replace('"v4.14"', f'"{label}"'))
+    res = check(["."])
+    loops = [f for f in res.findings if f.rule == "upgrade-graph-loop"]
+    assert [(f.severity, f.kind, f.ocp_versions) for f in loops] == [("error", "ci-only", [])]
+    assert "no release's catalog holds every bundle of it" in loops[0].detail
+    assert "check_upgrade_graph_loop, community suite" in loops[0].detail
+    # in the bad fixture itself both are in every catalog from 4.14: opm meets the loop there
+    d = copy_fixture("rules/upgrade-graph-loop/bad", name="same")
+    loops = [f for f in check(["."]).findings if f.rule == "upgrade-graph-loop"]
+    assert [(f.kind, f.ocp_versions[0]) for f in loops] == [("", "4.14")]

@@ -424,7 +424,7 @@ def graph_rules(repo, ctx):
                                 "newer one (a downgrade); nothing refuses it: opm checks replaces cycles only, and the catalog's CI, "
                                 "whose npm-style range parser leaves this range's prerelease versions out, does not see the loop"), "warning"
                 yield finding("upgrade-graph-loop", path, None,
-                              f"the upgrade graph of channel '{clip(cname, 40)}' loops: {clip(text, 80)}",
+                              f"channel '{clip(cname, 40)}' loops: {clip(text, 80)}",
                               severity=sev, line=line, column=col, ocp=rels, kind=kind,
                               detail=f"{'The loop: ' + text + '. ' if len(text) > 80 else ''}An arrow means 'upgrades to', from "
                               f"replaces, skips and olm.skipRange; {why}. {fix}")
@@ -517,11 +517,11 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
         ci_txt = (" The community catalog's CI (check_dangling_bundles, community suite), which builds one graph per channel "
                   "from every bundle of the repository, fails the channel ('dangling bundles')." if ci else "")
         path, line, col = _pos(f, "csv")
-        msg = (f"{clip(_label(f), 40)} in channel {clip(chans, 40)} is dangling in the OpenShift {_ranges(rels)} catalogs: "
-               "nothing there replaces, skips or covers it")
+        msg = (f"{clip(_label(f), 40)} is dangling in channel {clip(chans, 40)} on OpenShift {_ranges(rels)}: nothing there "
+               "upgrades from it")
         if len(msg) > 150:  # many release runs: the releases are the finding's ocp_versions
-            msg = (f"{clip(_label(f), 40)} in channel {clip(chans, 40)} is dangling in {len(rels)} releases' catalogs "
-                   f"({rels[0]} to {rels[-1]}): nothing there replaces, skips or covers it")
+            msg = (f"{clip(_label(f), 40)} is dangling in channel {clip(chans, 40)} on {len(rels)} releases ({rels[0]} to "
+                   f"{rels[-1]}): nothing there upgrades from it")
         yield finding("dangling-bundle", path, None, msg, line=line, column=col, ocp=rels, kind="ci-dangling" if ci else "",
                       detail=f"In the catalogs of OpenShift {_ranges(rels)}, where it is published, it is not the channel's head, and "
                       f"opm follows replaces from each channel head, across channels ({head_txt}). Stranded in a replaces-mode "
