@@ -122,8 +122,12 @@ def mapped_catalogs(ci: Optional[Mapping]) -> list:
 
 
 def release_of(dirname: str) -> Optional[str]:
+    """The release of a catalogs/ directory: "v4.18" -> "4.18"; "v5.0" and "v4.23" -> "5.0" (one
+    release: ``versions.norm``)."""
+    from .versions import norm, vstr
+
     m = CATALOG_DIR.fullmatch(dirname)
-    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+    return vstr(norm((int(m.group(1)), int(m.group(2))))) if m else None
 
 
 def catalogs_root(op) -> Optional[str]:

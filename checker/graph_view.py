@@ -21,6 +21,7 @@ from typing import Optional
 from .upgrade_graph import (REPLACES, SEMVER, SEMVER_MODE, SKIP_RANGE, SKIPPATCH, SKIPPATCH_MODE, SKIPS, ChannelGraph,
                             OperatorGraph, build_from_facts, operator_graph)
 from .usage import Usage
+from .versions import LABEL_KEY
 
 FORMATS = ("text", "mermaid", "dot", "json")
 ARROW = {REPLACES: "-->", SEMVER: "-->", SKIPS: "-.->|skips|", SKIP_RANGE: "-.->|skipRange|", SKIPPATCH: "-.->|skippatch|"}
@@ -54,9 +55,37 @@ def load_operator(path: str):
     reader = repo.reader
     key = os.path.abspath(path)  # repo.operators is keyed by operator directory
     op = repo.operators.get(key)
-    facts = [bundle_facts(_light_bundle(reader, ref), checked=False) for ref in repo.bundle_refs if ref.operator_dir == key]
+    facts = []
+    for ref in repo.bundle_refs:
+        if ref.operator_dir == key:
+            b = _light_bundle(reader, ref)
+            f = bundle_facts(b, checked=False)
+            lab = b.annotation(LABEL_KEY)  # the light bundle is not analysed: its label as written
+            f.label = f.label if f.label is not None else (lab.value if lab is not None and isinstance(lab.value, str) else None)
+            facts.append(f)
     oc = repo.fbc.get(name)
     return name, op, facts, oc
+
+
+def published_to(facts, release: str) -> list:
+    """The bundles (facts) the catalog of ``release`` holds, from their labels
+    (com.redhat.openshift.versions; no label or an unreadable one: every release with a
+    catalog). Each release's catalog has its own channels: what ``graph --ocp`` draws for an
+    operator whose graph comes from its bundles."""
+    from .versions import OcpTable, label_releases, parse_label
+
+    table = OcpTable.load()
+    rel = table.get(release)
+    out = []
+    for f in facts:
+        lr = parse_label(f.label) if f.label is not None else None
+        if lr is not None and lr.ok:
+            names = {r.ocp for r in label_releases(lr, table)}
+        else:
+            names = {r.ocp for r in table.catalog_releases}
+        if rel is not None and rel.ocp in names:
+            out.append(f)
+    return out
 
 
 def _light_bundle(reader, ref):
@@ -85,7 +114,13 @@ def _light_bundle(reader, ref):
 
 
 def graph_of(path: str, release: Optional[str] = None) -> OperatorGraph:
+    from .catalogs import ci_data, fbc_enabled
+
     name, op, facts, oc = load_operator(path)
+    if release is not None and not (op is not None and fbc_enabled(ci_data(op))):
+        g = operator_graph(name, op, published_to(facts, release), oc, release)
+        g.notes.append(f"the OpenShift {release} catalog: the bundles whose com.redhat.openshift.versions publishes them there")
+        return g
     return operator_graph(name, op, facts, oc, release)
 
 
@@ -245,8 +280,6 @@ def cmd_graph(args) -> int:
             raise Usage("--ocp: give one release, e.g. 4.18 (the file-based catalog to draw)")
         release = rel[0]
     g = graph_of(args.path, release)
-    if release is not None and g.mode != "fbc" and not any("no readable catalog" in n for n in g.notes):
-        g.notes.append(f"--ocp {release} chooses a file-based catalog; this operator's graph comes from its bundles")
     channels = None
     if args.channel is not None:
         cg = g.channel(args.channel)

@@ -143,12 +143,13 @@ class VersionInfo:
     ocp_installable: list = field(default_factory=list)
     explicit_target: bool = False  # --ocp given
     no_constraints: bool = False
-    publication_source: str = "label"  # label | catalogs | catalog-mapping | all-known | target
+    publication_source: str = "label"  # label | catalogs | catalog-mapping | unlisted | all-known | target
     # publication, decided before any rule runs (``checker.publication``)
     fbc_operator: bool = False  # the operator's file-based catalogs decide (ci.yaml fbc.enabled: true)
     catalog_ocp: list = field(default_factory=list)  # releases whose catalogs list the bundle's CSV name
     mapped_ocp: list = field(default_factory=list)  # ci.yaml catalog_mapping releases of a bundle no catalog lists yet
     mapping_uncertain: bool = False  # several templates map to different catalogs; the label did not tell which
+    fbc_unlisted: bool = False  # an FBC operator's older bundle no catalog lists: published nowhere
     # a plain bundle's metadata/olm.yaml minKubeVersion (the CSV's stand-in) and that file
     declared_min_kube: Optional[Node] = None
     declared_min_kube_file: Optional[SourceFile] = None

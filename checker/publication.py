@@ -9,6 +9,7 @@ catalogs) it fills the typed publication fields of ``bundle.versions`` (``Versio
 * ``catalog_ocp``: the releases whose catalogs list the bundle's CSV name;
 * ``mapped_ocp`` / ``mapping_uncertain``: for a bundle no catalog lists yet (a new bundle),
   the releases its ``fbc.catalog_mapping`` renders catalogs for;
+* ``fbc_unlisted``: an older bundle no catalog lists (left out or pruned): published nowhere;
 * ``declared_min_kube`` / ``declared_min_kube_file``: a plain bundle's ``metadata/olm.yaml``
   ``minKubeVersion``, which stands for the CSV's.
 
@@ -63,7 +64,32 @@ def decide(bundle: Bundle, operator, ctx) -> None:
         listed = [ocp for ocp, cat in oc.catalogs.items() if cat.known and name in cat.bundle_names]
         if listed:
             vi.catalog_ocp = sorted(listed, key=vkey)
+        elif _unlisted(bundle, oc):
+            vi.fbc_unlisted = True
+            return
     _mapping(bundle, operator, oc, ctx)
+
+
+def _unlisted(bundle: Bundle, oc) -> bool:
+    """An FBC operator's bundle that no catalog lists and that is not waiting to be added (it is
+    not above every version they list): it was left out or pruned, so it is published nowhere
+    (versions.md: "a bundle is published exactly to the catalogs that list it"). Decided on the
+    catalogs that were read, when one of them lists a bundle: a mapped catalog missing on disk
+    (a partial checkout) is not taken to list it, as nothing says where it would be."""
+    from .blangsemver import SemverError, parse_tolerant
+
+    if not any(c.known and c.bundle_names for c in oc.catalogs.values()):
+        return False
+    newest = _newest_listed(oc)
+    if newest is None or newest is _NOTHING_LISTED:
+        return False  # cannot tell whether it is a new bundle
+    spec = bundle.csv.spec() if bundle.csv is not None else None
+    ver = spec.str("version") if spec is not None else None
+    try:
+        mine = parse_tolerant(ver).key() if ver else None
+    except (SemverError, ValueError, TypeError):
+        return False
+    return mine is not None and mine <= newest
 
 
 def _mapping(bundle: Bundle, operator, oc, ctx) -> None:

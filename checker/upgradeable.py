@@ -2,12 +2,16 @@
 of CSVs on a cluster at a given OpenShift version, plus the max-OpenShift-version
 enhancement's proposed three-state view (versions.md).
 
-Today's OLM (pkg/controller/operators/openshift/helpers.go, ``incompatibleOperators``): each
+Today's OLM (pkg/controller/operators/openshift/helpers.go, ``incompatibleOperators``, as of
+operator-lifecycle-manager 992bb097 of 2026-08-19): each
 CSV's ``olm.maxOpenShiftVersion`` property is read from its ``olm.properties`` annotation as
 it stands on the cluster (a bundle's metadata/properties.yaml is projected into it). More
 than one declaration, an empty value, an unparsable value or one with a patch/pre-release
 part is *invalid* and blocks; a valid max below the next minor release blocks; no max does
-not block.
+not block. 4.23 and 5.0 are one release (``normalizeOCPVersion``): a 4.22 cluster's next
+release is 4.23 = 5.0, a 4.23 cluster's is 5.1. The message is ``skews.String()``, hard-coded
+since January 2026 (commit 73a22057) to "ClusterServiceVersions blocking minor version upgrades
+to 4.23 or major version upgrades to 5.0:" and one "- ..." line per blocking CSV.
 """
 from __future__ import annotations
 
@@ -91,26 +95,36 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
     return cv
 
 
+def normalize(v: tuple) -> tuple:
+    """OLM's ``normalizeOCPVersion``: 4.23 and 5.0 are one release (helpers.go, commit 1bf19cc9,
+    OPRUN-4519), for the cluster's version and each CSV's max alike."""
+    from .versions import norm
+
+    return norm((v[0], v[1]))
+
+
 def evaluate(verdicts: list, cluster: tuple) -> dict:
-    nxt = (cluster[0], cluster[1] + 1)
+    cur = normalize(cluster)
+    nxt = (cur[0], cur[1] + 1)
     blocking = []
-    for v in verdicts:
+    for v in sorted(verdicts, key=lambda v: (v.namespace, v.name)):  # the API server lists CSVs by namespace/name
         if v.error:
             blocking.append(v)
-        elif v.max is not None and v.max < nxt:
+        elif v.max is not None and normalize(v.max) < nxt:
             blocking.append(v)
-    blocking.sort(key=lambda v: 0 if v.error else 1)
+    # skews.String(): invalid declarations first, in order; the others fill the list from its end
+    blocking = [v for v in blocking if v.error] + [v for v in reversed(blocking) if not v.error]
     today = {"upgradeable": not blocking}
     if blocking:
-        parts = [f"{v.ref} has invalid {PROP} properties: {v.error}" if v.error else
-                 f"{v.ref} is incompatible with OpenShift minor versions greater than {v.max[0]}.{v.max[1]}" for v in blocking]
+        parts = [f"- {v.ref} has invalid {PROP} properties: {v.error}" if v.error else
+                 f"- maximum supported OCP version for {v.ref} is {v.max[0]}.{v.max[1]}" for v in blocking]
         today["reason"] = "IncompatibleOperatorsInstalled"
-        today["message"] = ("Cluster operator operator-lifecycle-manager should not be upgraded between minor versions: "
-                            "ClusterServiceVersions blocking cluster upgrade: " + ",".join(parts))
+        today["message"] = ("ClusterServiceVersions blocking minor version upgrades to 4.23 or major version upgrades to 5.0:\n"
+                            + "\n".join(parts))
     else:
         today["message"] = "Safe to upgrade"
     # the enhancement's proposed view: no/invalid max = indeterminate
-    non_up = [v for v in verdicts if not v.error and v.max is not None and v.max < nxt]
+    non_up = [v for v in verdicts if not v.error and v.max is not None and normalize(v.max) < nxt]
     indet = [v for v in verdicts if v.error or v.max is None]
     if non_up:
         proposed = {"status": "Not Upgradeable", "message": "The following operators will not run on the next OpenShift Version: " + ", ".join(v.ref for v in non_up)}
@@ -173,7 +187,7 @@ def cmd_upgradeable(args) -> int:
         t = res["today"]
         print(f"OpenShift {res['cluster_version']} -> {res['next_minor']}: "
               f"{'Upgradeable' if t['upgradeable'] else 'Not Upgradeable (IncompatibleOperatorsInstalled)'}")
-        print(f"  OLM today: {t['message']}")
+        print("  OLM today: " + t["message"].replace("\n", "\n    "))
         print(f"  proposed (max-OpenShift-version enhancement): {res['proposed']['status']}: {res['proposed']['message']}")
         for c in res["csvs"]:
             state = f"invalid: {c['invalid']}" if c["invalid"] else (f"max {c['max_openshift_version']}" if c["max_openshift_version"] else "no maxOpenShiftVersion")

@@ -39,8 +39,16 @@ class Said(str):
 
 
 def vkey(s: str) -> Ver:
+    """(major, minor) of a release "4.16"; another name of a release is its canonical one
+    ("4.23" is 5.0: ``norm``)."""
     a, b = s.split(".")[:2]
-    return int(a), int(b)
+    return norm((int(a), int(b)))
+
+
+def norm(v: Ver) -> Ver:
+    """The canonical (major, minor) of a release: (4, 23) is (5, 0), as OLM's
+    ``normalizeOCPVersion`` has it (ocp.yaml ``aliases``)."""
+    return _aliases().get(v, v)
 
 
 def vstr(v: Ver) -> str:
@@ -76,7 +84,8 @@ class OcpTable:
     def load(cls, extra: Optional[list] = None) -> "OcpTable":
         rel = {r.ocp: r for r in _builtin_releases()}
         for e in extra or []:
-            r = Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True)))
+            # an entry for another name of a known release ("4.23") corrects that release (5.0)
+            r = Release(_canonical_name(str(e["ocp"])), str(e["kube"]), bool(e.get("ga", True)))
             rel[r.ocp] = r
         return cls(list(rel.values()), _builtin_catalogs_from())
 
@@ -103,9 +112,14 @@ class OcpTable:
         return ga[-1] if ga else self.releases[-1]
 
     def get(self, v) -> Optional[Release]:
+        """The release named "4.16" or (4, 16); another name of a release ("4.23") gives its
+        canonical one (5.0)."""
         if isinstance(v, tuple):
-            v = vstr(v)
-        return self.by_ocp.get(v)
+            v = vstr(norm(v))
+        r = self.by_ocp.get(v)
+        if r is None and isinstance(v, str):
+            r = self.by_ocp.get(_canonical_name(v))
+        return r
 
     def between(self, lo: Optional[Ver], hi: Optional[Ver]) -> list:
         return [r for r in self.releases if (lo is None or r.key >= lo) and (hi is None or r.key <= hi)]
@@ -128,6 +142,24 @@ def _ocp_data() -> dict:
 
 def _builtin_releases() -> tuple:
     return tuple(Release(str(e["ocp"]), str(e["kube"]), bool(e.get("ga", True))) for e in _ocp_data()["releases"])
+
+
+@lru_cache(maxsize=1)
+def _aliases() -> dict:
+    """(major, minor) of another name of a release -> the release's (ocp.yaml ``aliases``)."""
+    out = {}
+    for e in _ocp_data()["releases"]:
+        a, b = str(e["ocp"]).split(".")[:2]
+        for al in e.get("aliases") or ():
+            x, y = str(al).split(".")[:2]
+            out[(int(x), int(y))] = (int(a), int(b))
+    return out
+
+
+def _canonical_name(v: str) -> str:
+    """"4.23" -> "5.0" (the release's canonical name); anything else as given."""
+    m = re.fullmatch(r"(\d+)\.(\d+)", v)
+    return vstr(norm((int(m.group(1)), int(m.group(2))))) if m else v
 
 
 def _builtin_catalogs_from() -> Optional[Ver]:
@@ -309,11 +341,15 @@ def parse_label(value, raw: Optional[str] = None) -> LabelRange:
     if "V" in vs:
         out.error = Said(f"'{s}' uses a capital 'V', which catalog tooling does not accept", f"Write '{s.replace('V', 'v')}'.")
         return out
+    # another name of a release is that release: 'v4.20-v4.23' ends at 5.0 (OLM's normalizeOCPVersion);
+    # the canonical spelling keeps the numbers as written
+    canon = _canonical(out)
+    out.lower = norm(out.lower) if out.lower is not None else None
+    out.upper = norm(out.upper) if out.upper is not None else None
     if out.upper is not None and out.lower is not None and out.lower > out.upper:
         out.error = Said(f"'{s}' is empty: the lower bound {vstr(out.lower)} is above the upper bound {vstr(out.upper)}",
                          f"Swap them: 'v{vstr(out.upper)}-v{vstr(out.lower)}'.")
         return out
-    canon = _canonical(out)
     out.canonical = canon
     if None in vs:
         out.style.append(Said(f"'{s}' lacks the 'v' the documented form has before each version",
@@ -351,7 +387,9 @@ def label_unknown(r: LabelRange, table: OcpTable) -> list:
         return []
     out = []
     for v in (r.lower, r.upper):
-        if v is not None and v[0] >= 4 and v > table.newest.key and vstr(v) not in out:
+        # above the table, or a 4.x release that does not exist (4.24: the release after 4.22 is 5.0);
+        # not 4.0, below the first release (OpenShift 4 started at 4.1), which names nothing more
+        if v is not None and v > table.first.key and table.get(v) is None and vstr(v) not in out:
             out.append(vstr(v))
     return out
 
@@ -531,15 +569,19 @@ def release_ranges(versions: list, preview=()) -> str:
     if not versions:
         return ""
 
-    def key(v):
-        a, b = v.split(".")
-        return int(a), int(b)
+    key = vkey
+
+    def follows(v, prev) -> bool:
+        """v is the release after prev: the next minor, or the next major's .0 after the last
+        4.x (4.22 -> 5.0, as 4.23 is 5.0)."""
+        a, b = key(prev)
+        return key(v) == norm((a, b + 1))
 
     preview = set(preview or ())
     vs = sorted(set(versions), key=key)
     runs, start, prev = [], vs[0], vs[0]
     for v in vs[1:]:
-        if key(v) == (key(prev)[0], key(prev)[1] + 1) and (v in preview) == (prev in preview):
+        if follows(v, prev) and (v in preview) == (prev in preview):
             prev = v
             continue
         runs.append((start, prev))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .model import Bundle
 from .nodes import Scalar
-from .versions import LABEL_KEY, label_releases, max_declarations, parse_label, parse_min_kube, vkey
+from .versions import LABEL_KEY, label_releases, max_declarations, norm, parse_label, parse_min_kube, vkey
 
 
 def analyse(bundle: Bundle, ctx) -> None:
@@ -29,13 +29,15 @@ def analyse(bundle: Bundle, ctx) -> None:
 
     csv = bundle.csv
     vi.max_ocp_decls = max_declarations(csv, bundle.properties_file)
+    # 4.23 and 5.0 are one release (OLM's normalizeOCPVersion): the highest of them as written
     valid = [d.version for d in vi.max_ocp_decls if d.version is not None and d.error is None]
+    valid = [max(valid, key=lambda v: (norm(v), v))] if valid else []
     vi.max_ocp = "%d.%d" % max(valid) if valid else None
 
     mk_node = None
     spec = csv.spec() if csv is not None else None
-    if spec is not None and "minKubeVersion" in spec:
-        mk_node = spec.get("minKubeVersion")
+    if spec is not None and _min_kube_key(spec) is not None:
+        mk_node = spec.get(_min_kube_key(spec))
     elif vi.declared_min_kube is not None:
         mk_node = vi.declared_min_kube
     min_kube = None
@@ -57,6 +59,10 @@ def analyse(bundle: Bundle, ctx) -> None:
         # catalogs its templates render, where it will be published (versions.md)
         published = [table.get(v) for v in vi.mapped_ocp if table.get(v) is not None]
         vi.publication_source = "catalog-mapping"
+    elif vi.fbc_unlisted:
+        # an FBC operator's older bundle that no catalog lists: published nowhere, whatever its label
+        published = []
+        vi.publication_source = "unlisted"
     elif vi.label_parsed is not None and vi.label_parsed.ok:
         # only releases with their own bundle catalog (4.6+) are published to; a label that
         # names older releases only keeps them (nothing newer to evaluate it against)
@@ -68,11 +74,21 @@ def analyse(bundle: Bundle, ctx) -> None:
         vi.publication_source = "all-known"
     vi.no_constraints = vi.label_parsed is None and not vi.max_ocp_decls and vi.min_kube_node is None
     vi.ocp_versions = [r.ocp for r in published]
-    installable = []
-    for r in published:
-        if vi.max_ocp is not None and r.key > vkey(vi.max_ocp):
-            continue
-        if min_kube is not None and r.kube_key < min_kube:
-            continue
-        installable.append(r.ocp)
-    vi.ocp_installable = installable
+    # installable: where OLM installs it, i.e. every published release whose Kubernetes meets
+    # minKubeVersion. maxOpenShiftVersion is no install barrier: OLM reads it only for the
+    # cluster's Upgradeable condition (operator-lifecycle-manager, pkg/controller/operators/
+    # openshift/helpers.go incompatibleOperators), so a bundle published above its max installs there
+    vi.ocp_installable = [r.ocp for r in published if min_kube is None or r.kube_key >= min_kube]
+
+
+def _min_kube_key(spec):
+    """The key OLM reads spec.minKubeVersion from: OLM decodes the CSV with Go's encoding/json
+    (``V1alpha1CSVFromBundle`` in pkg/controller/registry/resolver/steps.go), which matches field
+    names case-insensitively, preferring the exact name: ``MinKubeVersion`` is obeyed (its
+    spelling is csv-unknown-field's warning)."""
+    if "minKubeVersion" in spec:
+        return "minKubeVersion"
+    for k in spec.keys():
+        if isinstance(k, str) and k.lower() == "minkubeversion":
+            return k
+    return None

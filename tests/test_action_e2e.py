@@ -205,7 +205,7 @@ def test_pull_request_end_to_end_rerun_and_fix(fake_github, tmp_path):
     sticky = fake.issue_comments_for(1)
     assert len(sticky) == 1 and "<!-- olm-check:summary -->" in sticky[0].body
     assert "| OCP release | errors | warnings |" in sticky[0].body and "| 4.14-4.22 | 1 | 60 |" in sticky[0].body
-    assert "| 4.23 (not GA) | 1 | 60 |" in sticky[0].body  # the release table's 4.23 is not GA: a row of its own
+    assert "| 5.0 (not GA) | 1 | 60 |" in sticky[0].body  # the release table's 5.0 is not GA: a row of its own
     # ... and, at its end, the changed operator's upgrade graph as a Mermaid block, rendered as GitHub does
     assert_graph_block(sticky[0].body)
     assert_graph_block(r1["summary"])

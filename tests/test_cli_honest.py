@@ -69,7 +69,7 @@ def test_unknown_ocp_release_is_exit_2_with_the_known_range(findings_tree):
     p = run_cli("check", ".", "--ocp", "5.99", cwd=findings_tree)
     assert p.returncode == 2 and p.stdout == ""
     line = one_line(p.stderr)
-    assert "--ocp 5.99: not an OpenShift release olm-check knows" in line and "it knows 4.1-4." in line
+    assert "--ocp 5.99: not an OpenShift release olm-check knows" in line and "it knows 4.1-5.0" in line
     p = run_cli("check", ".", "--ocp", "4.16,4.99", cwd=findings_tree)
     assert p.returncode == 2 and "did you mean '4.9' or '4.19'?" in one_line(p.stderr)
     p = run_cli("check", ".", "--ocp", "4.16", "--format", "json", cwd=findings_tree)

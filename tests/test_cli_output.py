@@ -167,32 +167,34 @@ def test_text_paths_are_relative_to_the_current_directory_json_to_the_repository
 
 
 def test_releases_that_are_not_ga_are_shown_as_such_everywhere(case, tmp_path):
+    # 4.23 is another name of 5.0 (OLM's normalizeOCPVersion): the release after 4.22
     p = run_cli("check", "bundles/annotations", "--ocp", "4.21,4.22,4.23", "--output-format", "concise", cwd=str(case))
     bundle = next(l for l in p.stdout.splitlines() if l.startswith("bundle "))
-    assert "published to OCP 4.21-4.22, 4.23 (not GA); minKubeVersion/maxOpenShiftVersion allow 4.21-4.22, 4.23 (not GA)" in bundle
+    assert "published to OCP 4.21-4.22, 5.0 (not GA); minKubeVersion allows 4.21-4.22, 5.0 (not GA)" in bundle
     report = json.loads(run_cli("check", "bundles/annotations", "--format", "json", cwd=str(case)).stdout)
-    assert report["ocp_not_ga"] == ["4.23"] and "4.23" in report["bundles"][0]["ocp_versions"]
+    assert report["ocp_not_ga"] == ["5.0"] and "5.0" in report["bundles"][0]["ocp_versions"]
     # the github format's job summary (and so the Action's): the same wording
     summary = tmp_path / "summary.md"
     run_cli("check", "bundles/annotations", "--format", "github", cwd=str(case), env={"GITHUB_STEP_SUMMARY": str(summary)})
     text = summary.read_text(encoding="utf-8")
-    assert "4.23 (not GA)" in text and "| 4.14-4.22 |" in text
+    assert "5.0 (not GA)" in text and "| 4.14-4.22 |" in text
     # the release table comes from checker/data, and the configuration corrects it
+    # (an entry for 4.23 corrects 5.0, the same release)
     (case / ".olm-check.yaml").write_text('ocp_releases:\n  - {ocp: "4.23", kube: "1.36", ga: true}\n'
-                                         '  - {ocp: "4.24", kube: "1.37", ga: false}\n')
-    p = run_cli("check", "bundles/annotations", "--ocp", "4.22,4.23,4.24", "--output-format", "concise", cwd=str(case))
+                                         '  - {ocp: "5.1", kube: "1.37", ga: false}\n')
+    p = run_cli("check", "bundles/annotations", "--ocp", "4.22,5.0,5.1", "--output-format", "concise", cwd=str(case))
     bundle = next(l for l in p.stdout.splitlines() if l.startswith("bundle "))
-    assert "published to OCP 4.22-4.23, 4.24 (not GA)" in bundle
+    assert "published to OCP 4.22-5.0, 5.1 (not GA)" in bundle
     report = json.loads(run_cli("check", "bundles/annotations", "--format", "json", cwd=str(case)).stdout)
-    assert report["ocp_not_ga"] == ["4.24"]
+    assert report["ocp_not_ga"] == ["5.1"]
 
 
 def test_merge_keeps_the_releases_not_ga(case, tmp_path):
     out = tmp_path / "a.json"
     run_cli("check", "bundles", "--format", "json", "--output", str(out), cwd=str(case))
     p = run_cli("merge", str(out), "--format", "text", cwd=str(case))
-    assert "4.23 (not GA)" in p.stdout
-    assert json.loads(run_cli("merge", str(out), cwd=str(case)).stdout)["ocp_not_ga"] == ["4.23"]
+    assert "5.0 (not GA)" in p.stdout
+    assert json.loads(run_cli("merge", str(out), cwd=str(case)).stdout)["ocp_not_ga"] == ["5.0"]
 
 
 def test_releases_a_message_names_are_not_repeated_on_the_line(tmp_path):

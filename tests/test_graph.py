@@ -140,6 +140,21 @@ def test_file_based_catalog_is_the_graph_of_an_fbc_operator():
     assert [n["version"] for n in chan(old, "stable")["nodes"]] == ["1.0.0", "1.1.0"]
 
 
+def test_ocp_draws_one_release_catalog_of_a_bundle_graph():
+    # 1.1.1 is pinned to 4.14 (=v4.14), 1.2.0 (v4.15) replaces 1.1.0: each release's catalog has its own channel
+    pinned = os.path.join(ROOT, "fixtures", "rules", "dangling-bundle", "good-pinned-release")
+    def g(*more):
+        p = olm("graph", "operators/example-operator", "--format", "json", *more, cwd=pinned)
+        assert p.returncode == 0, p.stderr
+        return chan(json.loads(p.stdout), "stable")
+    c414 = g("--ocp", "4.14")
+    assert [n["version"] for n in c414["nodes"]] == ["1.0.0", "1.1.0", "1.1.1"]
+    assert c414["heads"] == ["example-operator.v1.1.1"] and c414["stranded"] == []
+    c416 = g("--ocp", "4.16")
+    assert [n["version"] for n in c416["nodes"]] == ["1.0.0", "1.1.0", "1.2.0"] and c416["stranded"] == []
+    assert "example-operator.v1.1.1" in g()["stranded"]  # all releases drawn together (per package)
+
+
 @pytest.mark.parametrize("path, why", [
     ("operators/graph-stranded/1.2.0", "not an operator directory"),  # a bundle
     (".", "not an operator directory"),  # the repository root

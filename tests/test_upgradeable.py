@@ -36,8 +36,9 @@ def test_max_at_cluster_version_blocks_with_olms_message():
     rc, v = verdict("4.16", UP, NONE)
     assert rc == 1 and v["today"]["upgradeable"] is False
     assert v["today"]["reason"] == "IncompatibleOperatorsInstalled"
-    assert v["today"]["message"].endswith(
-        "ClusterServiceVersions blocking cluster upgrade: placeholder/example-operator.v1.0.0 is incompatible with OpenShift minor versions greater than 4.16")
+    assert v["today"]["message"] == (
+        "ClusterServiceVersions blocking minor version upgrades to 4.23 or major version upgrades to 5.0:\n"
+        "- maximum supported OCP version for placeholder/example-operator.v1.0.0 is 4.16")
     assert v["proposed"]["status"] == "Not Upgradeable"
     assert v["proposed"]["message"].startswith("The following operators will not run on the next OpenShift Version:")
 
@@ -45,8 +46,8 @@ def test_max_at_cluster_version_blocks_with_olms_message():
 def test_invalid_declarations_come_first_and_block():
     rc, v = verdict("4.10", UP, TWICE)
     assert rc == 1
-    msg = v["today"]["message"].split("blocking cluster upgrade: ", 1)[1]
-    assert msg.startswith('placeholder/example-operator.v1.0.0 has invalid olm.maxOpenShiftVersion properties: defining more than one')
+    msg = v["today"]["message"].split("\n", 1)[1]
+    assert msg.startswith('- placeholder/example-operator.v1.0.0 has invalid olm.maxOpenShiftVersion properties: defining more than one')
 
 
 def test_unquoted_yaml_float_is_what_olm_sees():
@@ -92,3 +93,20 @@ def test_unquoted_yaml_float_says_both_readings():
     p = run_cli("upgradeable", "--cluster-version", "4.10", FLOAT)
     assert p.returncode == 1, p.stderr
     assert "note: properties.yaml has the unquoted number 4.20: 4.20 as written; YAML reads 4.2" in p.stdout
+
+
+def test_4_23_and_5_0_are_one_release(tmp_path):
+    # OLM's normalizeOCPVersion: a max "4.23" lets a 4.22 cluster upgrade to 5.0, and a 4.23
+    # cluster is a 5.0 one, whose next release is 5.1
+    import shutil
+
+    for value, cluster, rc_want in (("4.23", "4.22", 0), ("5.0", "4.22", 0), ("4.23", "4.23", 1), ("4.22", "4.22", 1),
+                                    ("4.23", "5.0", 1), ("5.0", "4.23", 1)):
+        d = tmp_path / f"b-{value}-{cluster}"
+        shutil.copytree(UP, d)
+        (d / "metadata" / "properties.yaml").write_text(
+            f'properties:\n  - type: olm.maxOpenShiftVersion\n    value: "{value}"\n')
+        rc, v = verdict(cluster, str(d))
+        assert rc == rc_want, (value, cluster, v)
+        if cluster in ("4.23", "5.0"):
+            assert v["next_minor"] == "5.1"

@@ -131,8 +131,38 @@ def test_empty_min_kube_version_is_no_requirement():
 
 
 def test_table_is_ordered_and_extendable():
-    t = OcpTable.load([{"ocp": "4.24", "kube": "1.37", "ga": False}])
-    assert t.newest.ocp == "4.24" and not t.newest.ga
+    t = OcpTable.load([{"ocp": "5.1", "kube": "1.37", "ga": False}])
+    assert t.newest.ocp == "5.1" and not t.newest.ga
     assert t.get("4.12").kube == "1.25"
     assert [r.key for r in t.releases] == sorted(r.key for r in t.releases)
     assert t.newest_ga.ocp == TABLE.newest_ga.ocp
+
+
+def test_5_0_is_the_release_after_4_22_and_4_23_is_its_other_name():
+    # OLM's normalizeOCPVersion (operator-lifecycle-manager helpers.go): 4.23 and 5.0 are one release
+    from checker.versions import label_releases, norm, release_ranges, vkey
+
+    assert TABLE.get("4.23") is TABLE.get("5.0") is TABLE.get((4, 23)) and TABLE.get("5.0").ocp == "5.0"
+    assert vkey("4.23") == (5, 0) and norm((4, 22)) == (4, 22)
+    nxt = [r.ocp for r in TABLE.releases if r.key > (4, 22)]
+    assert nxt[0] == "5.0" and "4.23" not in [r.ocp for r in TABLE.releases]
+    assert release_ranges(["4.21", "4.22", "5.0"]) == "4.21-5.0"
+    assert release_ranges(["4.21", "4.22", "5.0"], ["5.0"]) == "4.21-4.22, 5.0 (not GA)"
+    for label, want in (("v4.20-v4.23", ["4.20", "4.21", "4.22", "5.0"]), ("v4.20-v5.0", ["4.20", "4.21", "4.22", "5.0"]),
+                        ("v5.0", ["5.0"]), ("=v4.23", ["5.0"]), ("v4.22", ["4.22", "5.0"])):
+        lr = parse_label(label)
+        assert lr.ok and [r.ocp for r in label_releases(lr, TABLE)] == want, label
+    assert parse_label("v5.0-v4.23").ok  # the same release at both ends
+    assert parse_label("4.20-4.23").canonical == "v4.20-v4.23"  # the fix keeps the numbers as written
+    # a user's entry for 4.23 corrects 5.0
+    t = OcpTable.load([{"ocp": "4.23", "kube": "1.36", "ga": True}])
+    assert t.get("5.0").ga and "4.23" not in [r.ocp for r in t.releases]
+
+
+def test_label_unknown_names_releases_that_do_not_exist():
+    from checker.versions import label_unknown
+
+    assert label_unknown(parse_label("v4.22-v4.24"), TABLE) == ["4.24"]  # the release after 4.22 is 5.0
+    assert label_unknown(parse_label("v5.3"), TABLE) == ["5.3"]
+    assert label_unknown(parse_label("v4.0-v4.8"), TABLE) == []  # below the first release: nothing more is named
+    assert label_unknown(parse_label("v4.20-v4.23"), TABLE) == []

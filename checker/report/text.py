@@ -212,7 +212,7 @@ def bundle_line(b: dict, style: Style = PLAIN, preview=()) -> str:
     inst = _ranges(b["ocp_installable"], preview) or "none"
     who = b["csv"] or b["package"] or "?"
     return (f"bundle {style.path(b['path'])}: {who}; label {label}; published to OCP {pub}; "
-            f"minKubeVersion/maxOpenShiftVersion allow {inst}")
+            f"minKubeVersion allows {inst}")
 
 
 def finding_line(f, style: Style = PLAIN, preview=()) -> str:

@@ -1,9 +1,12 @@
 """The upgrade graph of a catalog repository's operators, from BundleFacts only.
 
 Built per operator and channel from each bundle's `spec.replaces`, `spec.skips` and
-`olm.skipRange` (ranges in blang/semver syntax, as OLM reads them). The channel head is the
-bundle with the highest version; reachability follows what opm's replaces-mode index build
-does (each channel walks `replaces` from its head across channels: ``_opm_channels``).
+`olm.skipRange` (ranges in blang/semver syntax, as OLM reads them). Each OpenShift release's
+catalog holds the bundles published to it and has its own channels (``release_groups``): there
+the channel head is the bundle with the highest version, and reachability follows what opm's
+replaces-mode index build does (each channel walks `replaces` from its head across channels:
+``_opm_channels``). The community CI's checks build one graph per channel from every bundle of
+the repository: the findings say when that view refuses too.
 Operators whose ci.yaml says `updateGraph: semver-mode` get their edges from version order
 (so no dangling bundles or loops are possible), and FBC operators (`fbc.enabled: true`) get
 theirs from the catalogs (checked by `fbc-schema`), so the bundle-graph rules leave them
@@ -96,7 +99,10 @@ define("dangling-bundle", "error", "A bundle nothing replaces or skips and that 
     the bundles the head's `replaces` chain reaches — across channels: a bundle replaced by
     a bundle of another channel's chain joins that channel — and the bundles they `skip`.
     A stranded chain is reported once, on its newest bundle, naming the older bundles
-    stranded with it.
+    stranded with it. Judged in each OpenShift release's catalog, which holds the bundles
+    published to that release and has its own channels and heads: a bundle pinned to 4.7
+    (`=v4.7`) is judged in the 4.7 catalog, where it may be the head; the finding names the
+    releases whose catalogs strand it.
 
     Not reported for `updateGraph: semver-mode` operators (edges follow version order), for
     FBC operators (the catalogs hold the graph: `fbc-schema`), nor for a channel without a
@@ -104,9 +110,11 @@ define("dangling-bundle", "error", "A bundle nothing replaces or skips and that 
     `updateGraph` (such bundles were never meant to form a replaces chain).
 
     Why: OLM offers an upgrade only from a bundle that a channel entry replaces, skips or
-    covers, so clusters that installed it are stuck on it for good; the catalog's CI
-    (static check `check_dangling_bundles`) fails the channel ("Channel ... has dangling
-    bundles") when its own per-channel graph sees it too (the message says which).
+    covers, so clusters that installed it are stuck on it for good: an upgrade break in any
+    catalog. The community catalog's CI (static check `check_dangling_bundles`, community
+    suite) also fails the channel ("Channel ... has dangling bundles") when its own
+    per-channel graph, built from every bundle of the repository, sees it (the detail says
+    so; kind `ci-dangling`).
 
     Fix: make a newer bundle of the channel replace it (or list it in `skips`, or cover it
     with `olm.skipRange`).
@@ -122,7 +130,10 @@ define("upgrade-graph-loop", "error", "replaces / skips / skipRange form a cycle
 ], explanation="""
     What: following `replaces`, `skips` and `olm.skipRange` edges inside a channel leads back
     to a bundle already visited. The message prints the cycle and names the edge that points
-    from a newer to an older version.
+    from a newer to an older version. The finding's releases are those whose catalogs hold
+    every bundle of the loop; a loop between bundles no single release's catalog holds
+    together (their labels differ) is met only by the community CI's graph, which spans the
+    repository (kind `ci-only`).
 
     Why: opm refuses a replaces cycle ("Cycle detected") and the catalog's CI (static check
     `check_upgrade_graph_loop`) refuses loops through replaces, skips and skipRange. A cycle
@@ -412,18 +423,32 @@ def graph_rules(repo, ctx):
                 # when that parser also puts every skipRange edge of the cycle in the graph
                 ci_sees = all(ch.kinds.get((a, b), "replaces") != "skipRange" or _ci_range_edge(ch.by_rel[b], ch.by_rel[a])
                               for a, b in zip(cyc, cyc[1:]))
-                if "skipRange" not in kinds:
-                    why, sev = "opm refuses a replaces cycle and the catalog's CI refuses the loop", "error"
+                # each release's catalog has its own channels: the loop is in the catalogs of the
+                # releases every bundle of it is published to; the community CI's graph spans the repository
+                rels = sorted(set.intersection(*(set(m.ocp_versions) for m in members)), key=vkey)
+                ci_txt = "the community catalog's CI (check_upgrade_graph_loop, community suite) refuses the loop"
+                if not rels:
+                    kind = "ci-only"
+                    why, sev = ((f"no release's catalog holds every bundle of it (their releases differ), so opm and OLM never "
+                                 f"meet it, but {ci_txt}: its graph spans every bundle of the repository"), "error") if ci_sees else \
+                        (("no release's catalog holds every bundle of it, so opm and OLM never meet it, and the community catalog's "
+                          "CI, whose npm-style range parser leaves this range's prerelease versions out, does not see it: nothing "
+                          "refuses it"), "warning")
+                elif "skipRange" not in kinds:
+                    kind = ""
+                    why, sev = f"opm refuses a replaces cycle in the catalogs of OpenShift {_ranges(rels)}, and {ci_txt}", "error"
                 elif ci_sees:
-                    why, sev = ("OLM may offer the older version as an upgrade of the newer one (a downgrade), and the catalog's CI "
-                                "refuses the loop"), "error"
+                    kind = ""
+                    why, sev = (f"in the catalogs of OpenShift {_ranges(rels)} OLM may offer the older version as an upgrade of the "
+                                f"newer one (a downgrade), and {ci_txt}"), "error"
                 else:
-                    why, sev = ("OLM may offer the older version as an upgrade of the newer one (a downgrade); nothing refuses it: opm "
-                                "checks replaces cycles only, and the catalog's CI, whose npm-style range parser leaves this range's "
-                                "prerelease versions out, does not see the loop"), "warning"
+                    kind = ""
+                    why, sev = (f"in the catalogs of OpenShift {_ranges(rels)} OLM may offer the older version as an upgrade of the "
+                                "newer one (a downgrade); nothing refuses it: opm checks replaces cycles only, and the catalog's CI, "
+                                "whose npm-style range parser leaves this range's prerelease versions out, does not see the loop"), "warning"
                 yield finding("upgrade-graph-loop", path, None,
-                              f"the upgrade graph of channel '{clip(cname, 40)}' loops: {clip(text, 80)}",
-                              severity=sev, line=line, column=col,
+                              f"channel '{clip(cname, 40)}' loops: {clip(text, 80)}",
+                              severity=sev, line=line, column=col, ocp=rels, kind=kind,
                               detail=f"{'The loop: ' + text + '. ' if len(text) > 80 else ''}An arrow means 'upgrades to', from "
                               f"replaces, skips and olm.skipRange; {why}. {fix}")
             if not explicit and not ch.edges:
@@ -444,46 +469,88 @@ def _ci_range_edge(g, f) -> bool:
     return npm_spec_contains(ver.lstrip("v"), g.skip_range)
 
 
+def release_groups(facts) -> list:
+    """[(releases, members)]: the bundles each release's catalog holds (the facts whose
+    ``ocp_versions`` name it), releases with the same bundles together, oldest first. Each
+    release's catalog has its own channels and heads (gates.md "Upgrade graphs are per release
+    catalog")."""
+    from ..versions import vkey as _vk
+
+    by_rel = {}
+    for f in facts:
+        for r in f.ocp_versions:
+            by_rel.setdefault(r, []).append(f)
+    groups = {}
+    for r in sorted(by_rel, key=_vk):
+        key = frozenset(g.rel for g in by_rel[r])
+        groups.setdefault(key, ([], by_rel[r]))[0].append(r)
+    return list(groups.values())
+
+
 def _dangling(name, facts, channels, lenient, in_cycle, built):
-    """dangling-bundle: a bundle that is in no channel opm builds (``_opm_channels``: not
-    reached by a head's replaces walk nor skipped by a walked bundle) and that no catalog
-    entry covers with olm.skipRange: nothing upgrades from it. Reported once per stranded
-    chain, on its newest bundle (the older bundles it replaces are stranded with it)."""
-    opm = _opm_channels(facts, channels)
-    stranded = [f for f in opm_stranded(facts, opm) if f.rel not in in_cycle and not all(c in lenient for c in f.channels)]
-    srels = {f.rel for f in stranded}
+    """dangling-bundle, judged in each release's catalog (``release_groups``): a bundle that
+    is in no channel opm builds there (``_opm_channels``: not reached by a head's replaces
+    walk nor skipped by a walked bundle) and that no catalog entry of that release covers with
+    olm.skipRange: nothing upgrades from it. Reported once per stranded chain, on its newest
+    bundle (the older bundles it replaces are stranded with it), naming the releases."""
     by_csv = {f.csv_name: f for f in facts if f.csv_name}
-    # the stranded bundles each stranded bundle pulls down with it (its replaces chain)
-    below = {}
-    for f in stranded:
-        chain, seen, cur = [], {f.rel}, by_csv.get(f.replaces) if f.replaces else None
-        while cur is not None and cur.rel in srels and cur.rel not in seen:
-            seen.add(cur.rel)
-            chain.append(cur)
-            cur = by_csv.get(cur.replaces) if cur.replaces else None
-        below[f.rel] = chain
+    where = {}  # rel -> releases where it is the newest bundle of a stranded chain
+    older_of = {}  # rel -> {older rel stranded with it}
+    heads_of = {}  # rel -> {channel: walk text} of the newest release where it is stranded
+    for releases, members in release_groups(facts):
+        chans = {}
+        for f in members:
+            for c in f.channels:
+                chans.setdefault(c, []).append(f)
+        opm = _opm_channels(members, chans)
+        stranded = [f for f in opm_stranded(members, opm) if f.rel not in in_cycle and not all(c in lenient for c in f.channels)]
+        srels = {f.rel for f in stranded}
+        mine = {f.csv_name: f for f in members if f.csv_name}
+        below = {}
+        for f in stranded:  # the stranded bundles each stranded bundle pulls down with it (its replaces chain)
+            chain, seen, cur = [], {f.rel}, mine.get(f.replaces) if f.replaces else None
+            while cur is not None and cur.rel in srels and cur.rel not in seen:
+                seen.add(cur.rel)
+                chain.append(cur)
+                cur = mine.get(cur.replaces) if cur.replaces else None
+            below[f.rel] = chain
+        covered = {g.rel for f in stranded for g in below[f.rel]}
+        for f in stranded:
+            if f.rel in covered:
+                continue
+            where.setdefault(f.rel, []).extend(releases)
+            older_of.setdefault(f.rel, {})
+            for g in below[f.rel]:
+                older_of[f.rel][g.rel] = g
+            heads_of[f.rel] = {c: _walk_text(opm[c][0], mine) for c in f.channels if c in opm}
     # reported on the chain's newest bundle only, whichever bundles are checked: a bundle's
     # findings do not depend on which of its operator's bundles are checked beside it
-    covered = {g.rel for f in stranded for g in below[f.rel]}
-    for f in stranded:
-        if not f.checked or f.rel in covered:
+    for f in facts:
+        if not f.checked or f.rel not in where:
             continue
+        rels = sorted(set(where[f.rel]), key=vkey)
         chans = ", ".join(f"'{c}'" for c in f.channels)
-        head_txt = "; ".join(f"'{c}': {_walk_text(opm[c][0], by_csv)}" for c in f.channels if c in opm)
-        older = below[f.rel]
+        head_txt = "; ".join(f"'{c}': {t}" for c, t in heads_of[f.rel].items())
+        older = sorted(older_of[f.rel].values(), key=lambda g: (_version(g).key() if _version(g) else (), g.rel))
         tail = (f" The {len(older)} older bundle{'s' if len(older) > 1 else ''} it replaces ({_few([_label(g) for g in older], 4)}) "
                 f"{'are' if len(older) > 1 else 'is'} stranded with it." if older else "")
-        # the catalog CI's own view: per channel the bundles list, edges from every bundle of it
+        # the community CI's own view (check_dangling_bundles): per channel, over every bundle of the
+        # repository whatever its releases, a bundle that is not the head and has no edge out
         ci = any(f is not built[c].head and not built[c].edges.get(f.rel) for c in f.channels if c in built)
-        ci_txt = ("the catalog's CI fails the channel ('dangling bundles')" if ci else
-                  "the catalog's CI, which counts edges from every bundle in the repository, lets it through")
+        ci_txt = (" The community catalog's CI (check_dangling_bundles, community suite), which builds one graph per channel "
+                  "from every bundle of the repository, fails the channel ('dangling bundles')." if ci else "")
         path, line, col = _pos(f, "csv")
-        yield finding("dangling-bundle", path, None,
-                      f"{clip(_label(f), 40)} in channel {clip(chans, 40)} is dangling: no bundle of the catalog replaces, skips or "
-                      "covers it", line=line, column=col,
-                      detail=f"It is not the channel's head, and opm follows replaces from each channel head, across channels "
-                      f"({head_txt}). OLM never offers clusters that installed it an upgrade, and {ci_txt}.{tail} Make a newer "
-                      f"bundle of the channel replace or skip {f.csv_name or _label(f)}, or cover it with olm.skipRange.")
+        msg = (f"{clip(_label(f), 40)} is dangling in channel {clip(chans, 40)} on OpenShift {_ranges(rels)}: nothing there "
+               "upgrades from it")
+        if len(msg) > 150:  # many release runs: the releases are the finding's ocp_versions
+            msg = (f"{clip(_label(f), 40)} is dangling in channel {clip(chans, 40)} on {len(rels)} releases ({rels[0]} to "
+                   f"{rels[-1]}): nothing there upgrades from it")
+        yield finding("dangling-bundle", path, None, msg, line=line, column=col, ocp=rels, kind="ci-dangling" if ci else "",
+                      detail=f"In the catalogs of OpenShift {_ranges(rels)}, where it is published, it is not the channel's head, and "
+                      f"opm follows replaces from each channel head, across channels ({head_txt}). Stranded in a replaces-mode "
+                      "channel of a release it is published to, it is an upgrade break whatever the catalog: OLM never offers "
+                      f"clusters that installed it an upgrade.{ci_txt}{tail} Make a newer bundle of the channel published to "
+                      f"those releases replace or skip {f.csv_name or _label(f)}, or cover it with olm.skipRange.")
 
 
 @check("repo")

@@ -14,7 +14,7 @@ from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import release_ranges as _ranges
-from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, parse_min_kube, vkey, vstr
+from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, norm, parse_min_kube, vkey, vstr
 from . import check, define, finding, refusal, value_fix
 
 CAT = "version"
@@ -30,7 +30,7 @@ K8S_DEPRECATION_GUIDE = "https://kubernetes.io/docs/reference/using-api/deprecat
 API_REMOVED_APIS = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/removed_apis.go"
 K8S_WEBHOOK_VALIDATION = "https://github.com/kubernetes/kubernetes/blob/master/pkg/apis/admissionregistration/validation/validation.go"
 
-_CATALOGS_DECIDE = ("catalogs", "catalog-mapping")
+_CATALOGS_DECIDE = ("catalogs", "catalog-mapping", "unlisted")
 
 
 def _rels(releases) -> str:
@@ -147,14 +147,16 @@ define("ocp-versions-missing", "warning", "No com.redhat.openshift.versions: the
     """)
 
 define("ocp-versions-unknown", "warning", "The range names OpenShift releases olm-check does not know", category=CAT, explanation="""
-    What: the label names a release above the newest one in olm-check's table.
+    What: the label names a release that is not in olm-check's table: above its newest one, or
+    a 4.x release that does not exist (the release after 4.22 is 5.0, also called 4.23, as
+    OLM's `normalizeOCPVersion` has it: `v4.24` names no release).
 
     Why: not a mistake of the bundle, but olm-check cannot check what it does not know; the
     release's Kubernetes version decides which APIs are removed.
 
     Fix: update olm-check, or add the release in .olm-check.yaml:
         ocp_releases:
-          - {ocp: "4.24", kube: "1.37", ga: false}
+          - {ocp: "5.1", kube: "1.37", ga: false}
     """)
 
 define("ocp-versions-closed-range", "info", "The range ends before the newest OpenShift release", category=CAT, explanation="""
@@ -234,11 +236,16 @@ def label_rules(bundle: Bundle, ctx):
     # declares nothing, and profiles/config settle its severity: engine.settle)
     if node is None and not fbc and bundle.mediatype in (REGISTRY_V1, None):
         catalogs = table.catalog_releases
-        excluded = [r for r in catalogs if r.ocp not in vi.ocp_installable] if not vi.explicit_target else []
+        # releases minKubeVersion keeps it from installing on, and releases above
+        # maxOpenShiftVersion (it installs there, but blocks the cluster's upgrades)
+        excluded = [r for r in catalogs if r.ocp not in vi.ocp_installable
+                    or (vi.max_ocp is not None and r.key > vkey(vi.max_ocp))] if not vi.explicit_target else []
         by_kube = [r for r in excluded if vi.min_kube and r.kube_key < vkey(vi.min_kube)]
         # the community catalog CI (check_api_version_constraints, skipped for FBC operators) fails
         # any bundle of a catalog repository that sets minKubeVersion without the label
-        ci_refuses = bundle.operator is not None and vi.min_kube is not None
+        # (the CI reads spec["minKubeVersion"], a case-sensitive key: OLM obeys spec.MinKubeVersion, the CI does not see it)
+        spec = bundle.csv.spec() if bundle.csv is not None else None
+        ci_refuses = bundle.operator is not None and vi.min_kube is not None and spec is not None and "minKubeVersion" in spec
         ci_note = (" The community catalog CI fails a bundle that sets minKubeVersion without the label "
                    "(check_api_version_constraints).") if ci_refuses else ""
         if excluded and (vi.max_ocp or vi.min_kube):
@@ -417,7 +424,7 @@ def max_rules(bundle: Bundle, ctx):
     if vi.max_ocp is None:
         return
     mx = vkey(vi.max_ocp)
-    first = next((d for d in decls if d.version == mx), decls[0] if decls else None)
+    first = next((d for d in decls if d.version is not None and norm(d.version) == mx), decls[0] if decls else None)
     lr = vi.label_parsed
     if lr is not None and lr.ok and not vi.explicit_target:
         if lr.lower is not None and mx < lr.lower:
@@ -491,13 +498,21 @@ define("min-kube-version-range", "error", "minKubeVersion excludes releases the 
             "(\"CSV version requirement not met\")", OLM_REQUIREMENTS),
     refusal("catalog-ci", "check_api_version_constraints fails a range with releases whose Kubernetes is below "
             "minKubeVersion", CI_BUNDLE_CHECKS),
+    refusal("cluster-upgrade", "with minKubeVersion above the Kubernetes of maxOpenShiftVersion, every release the bundle installs "
+            "on is above its max: OLM marks a cluster that installs it not upgradeable at once", OLM_MAX),
 ], explanation="""
     What: minKubeVersion is above the Kubernetes version of OpenShift releases the bundle is
     published to (by its label, or for a file-based-catalog operator by the catalogs that list
     it or its ci.yaml `catalog_mapping`), or above the Kubernetes of maxOpenShiftVersion.
-    Releases before 4.6 (no per-release catalog) are not counted. A warning when no catalog
+    Releases before 4.6 (no per-release catalog) are not counted. The value is read whatever
+    its key's case (`spec.MinKubeVersion` too: OLM decodes the CSV with Go's encoding/json,
+    which matches field names case-insensitively; the spelling is `csv-unknown-field`'s
+    warning). A warning when no catalog
     lists the bundle yet and its ci.yaml maps several catalog templates to different releases
-    (which template will list it is not known, and no label narrows it).
+    (which template will list it is not known, and no label narrows it). Each finding's
+    releases are exactly the published releases concerned. Above the Kubernetes of
+    maxOpenShiftVersion (kind `above-max`): every release it installs on is above its max, so
+    a cluster that installs it is at once blocked from upgrading (max is no install barrier).
 
     Why: users of those releases see the operator in their catalog and cannot install it.
 
@@ -562,10 +577,15 @@ def kube_rules(bundle: Bundle, ctx):
             if vi.max_ocp is not None:
                 rel = table.get(vi.max_ocp)
                 if rel is not None and rel.kube_key < mk:
+                    # max is no install barrier: it installs where its Kubernetes is met, all above max
+                    where = [r for r in table.releases if r.ocp in vi.ocp_installable]
                     yield finding("min-kube-version-range", file, node,
                                   f"minKubeVersion {clip(node.raw)} is above Kubernetes {rel.kube} of maxOpenShiftVersion {vi.max_ocp}",
-                                  detail="There is no OpenShift release the bundle can install on. Raise maxOpenShiftVersion or "
-                                  "lower minKubeVersion.")
+                                  ocp=where, kind="above-max",
+                                  detail="OLM installs the bundle only where Kubernetes meets minKubeVersion"
+                                  f"{' (OpenShift ' + _rels(where) + ' of the releases it is published to)' if where else ''}, all above "
+                                  f"maxOpenShiftVersion {vi.max_ocp}, which OLM reads only to block cluster upgrades: a cluster that "
+                                  "installs it is at once marked not upgradeable. Raise maxOpenShiftVersion or lower minKubeVersion.")
     if vi.no_constraints and bundle.mediatype in (REGISTRY_V1, None) and bundle.annotations_file is not None and not vi.explicit_target \
             and not _fbc_operator(bundle):
         yield finding("no-version-constraints", bundle.annotations_file, bundle.annotations,
@@ -587,7 +607,9 @@ define("removed-api", "error", "The bundle uses a Kubernetes API removed in a re
     What: a manifest (its apiVersion/kind), an owned CRD's `resources` entry, or an
     `alm-examples` object uses an API version that the Kubernetes of an OpenShift release in
     the bundle's range no longer serves. With no range information at all the range is every
-    release with a catalog (4.6 and later). RBAC rules are never flagged: they name groups and
+    release with a catalog (4.6 and later). The range is where the bundle is published (its
+    label, or its file-based catalogs), whatever its maxOpenShiftVersion: OLM reads that only
+    to block cluster upgrades, so a bundle published above its max installs there. RBAC rules are never flagged: they name groups and
     resources, not versions. An `alm-examples` object is a warning: the console's "create"
     form starts from it. An owned CRD's `resources` entry is info: it only tells the console
     which kinds to list on the resource's Resources tab, and the console looks a built-in kind
@@ -754,9 +776,9 @@ def api_rules(bundle: Bundle, ctx):
                                   f"Use {e.use} instead.")
                 else:
                     yield finding("removed-api", file, node,
-                                  f"{what} is removed in {gone_in}, so the bundle cannot install on OpenShift {_rels(ga_gone)}",
+                                  f"{what} is removed in {gone_in}, so it cannot install on OpenShift {_rels(ga_gone)}",
                                   ocp=ga_gone, detail=f"The API server of OpenShift {_rels(ga_gone)}{_range_note(vi)} no longer "
-                                  f"serves it. Use {e.use} instead.")
+                                  f"serves it{_max_note(vi, ga_gone)}. Use {e.use} instead.")
             elif up_gone:
                 yield finding("deprecated-api", file, node,
                               f"{what} will be removed in Kubernetes {vstr(e.removed)}, i.e. the upcoming OpenShift {_rels(up_gone)} "
@@ -816,6 +838,14 @@ def _uncertain_note(bundle: Bundle) -> str:
 
 def _uncertain_severity(bundle: Bundle) -> Optional[str]:
     return "warning" if _uncertain(bundle) else None
+
+
+def _max_note(vi, releases) -> str:
+    """Why a maxOpenShiftVersion below these releases does not help: it is no install barrier."""
+    if vi.max_ocp is None or vi.explicit_target or not any(vkey(getattr(r, "ocp", r)) > vkey(vi.max_ocp) for r in releases):
+        return ""
+    return (f"; maxOpenShiftVersion {vi.max_ocp} does not keep it from those catalogs: OLM reads it only to block cluster "
+            "upgrades, not installs")
 
 
 def _range_note(vi) -> str:
