@@ -428,7 +428,7 @@ def graph_rules(repo, ctx):
                 rels = sorted(set.intersection(*(set(m.ocp_versions) for m in members)), key=vkey)
                 ci_txt = "the community catalog's CI (check_upgrade_graph_loop, community suite) refuses the loop"
                 if not rels:
-                    kind = "ci-only"
+                    kind = "ci-only" if ci_sees else ""  # ci-only: refused by community's check only (verdicts.yaml)
                     why, sev = ((f"no release's catalog holds every bundle of it (their releases differ), so opm and OLM never "
                                  f"meet it, but {ci_txt}: its graph spans every bundle of the repository"), "error") if ci_sees else \
                         (("no release's catalog holds every bundle of it, so opm and OLM never meet it, and the community catalog's "
