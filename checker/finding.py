@@ -61,6 +61,9 @@ class Finding:
     # rule's default kind. The gates' data (checker/data/verdicts.yaml) gives each kind its
     # severity per target: an error exactly where a gate on the bundle's route refuses it.
     kind: str = ""
+    # against a baseline (a pull request's base, ``--changed-since``, ``--baseline``): "new",
+    # "unchanged" or "updated" (``checker.baseline``); "" when the run had no baseline
+    baseline_state: str = ""
 
     def sort_key(self):
         return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)
@@ -79,7 +82,7 @@ class Finding:
         return h.hexdigest()[:16]
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "rule": self.rule,
             "severity": self.severity,
             "path": self.path,
@@ -92,6 +95,9 @@ class Finding:
             "detail": self.detail,
             "help_uri": _help_uri(self.rule),
         }
+        if self.baseline_state:
+            d["baseline_state"] = self.baseline_state
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> "Finding":
@@ -102,4 +108,5 @@ class Finding:
             ocp_versions=list(d.get("ocp_versions") or []), bundle=d.get("bundle"),
             fix=Fix(fx["line"], fx["replacement"], fx.get("description", "")) if fx else None,
             detail=d.get("detail") or "",
+            baseline_state=d.get("baseline_state") or "",
         )

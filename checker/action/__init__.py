@@ -42,6 +42,7 @@ class Changes:
     source: str = ""
     right: dict = field(default_factory=dict)  # path -> RIGHT-side commentable lines
     notes: list = field(default_factory=list)
+    base: Optional[str] = None  # the commit the change list starts from: the baseline (checker/baseline.py)
 
 
 def _git(root: str, *args: str) -> Optional[str]:
@@ -65,6 +66,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                 out.changes = git_changes(root, pr.base_sha, pr.head_sha)
                 out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, pr.base_sha, pr.head_sha)).items()}
                 out.source = f"git diff {pr.base_sha[:12]}...{pr.head_sha[:12]}"
+                out.base = _git(root, "merge-base", pr.base_sha, pr.head_sha)
                 return out
             except ChangeError as e:
                 out.notes.append(f"git could not diff the pull request ({e}); asking GitHub for its files.")
@@ -78,6 +80,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                 out.changes = from_github_files(files)
                 out.right = {f["filename"]: right_lines(f.get("patch")) for f in files if isinstance(f, dict) and f.get("filename")}
                 out.source = f"the pull request's files ({len(files)}, GitHub API)"
+                out.base = pr.base_sha if has_commits(root, pr.base_sha) else None
                 return out
             except ApiError as e:
                 out.notes.append(f"the pull request's files could not be listed ({e.status} {e.message}).")
@@ -86,6 +89,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                 out.changes = git_changes(root, f"{env.sha}^1", env.sha)
                 out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, f"{env.sha}^1", env.sha)).items()}
                 out.source = f"the merge commit {env.sha[:12]} against its first parent"
+                out.base = _git(root, "rev-parse", f"{env.sha}^1")
                 return out
             except ChangeError:
                 pass
@@ -96,6 +100,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
             try:
                 out.changes = git_changes(root, env.push_before, env.push_after)
                 out.source = f"git diff {env.push_before[:12]}...{env.push_after[:12]}"
+                out.base = _git(root, "merge-base", env.push_before, env.push_after)
                 return out
             except ChangeError as e:
                 out.notes.append(f"git could not diff the push ({e}); olm-check checked the whole path.")
@@ -205,6 +210,28 @@ def _target(env: ActionEnv) -> Optional[list]:
         raise ActionError(f"input ocp_versions: {e}") from None
 
 
+def _baseline(res, root: str, ch: Changes, config: Optional[str], target, notes: list):
+    """Each finding's state against the change's base (``checker.baseline``), in place and in
+    the report; None, and a note, when the base cannot be read (every finding then counts)."""
+    from ..baseline import BaselineError, apply, mark_report
+
+    if not ch.base:
+        notes.append("No baseline: the base commit is not in the checkout (`fetch-depth: 0` brings it), so every "
+                     "finding counts as new.")
+        return None
+    try:
+        bl = apply(res, root, ch.base, ch.changes, config_path=config, target=target)
+    except BaselineError as e:
+        notes.append(f"No baseline ({e}): every finding counts as new.")
+        return None
+    except Exception as e:  # a bug in the comparison must not cost the findings
+        log(f"olm-check: the baseline failed: {type(e).__name__}: {e}")
+        notes.append("No baseline (olm-check could not compare with the base): every finding counts as new.")
+        return None
+    mark_report(res.report, res.findings, bl)
+    return bl
+
+
 def run_action(environ) -> int:
     from ..api import CheckError, check
     from ..roots import repo_root
@@ -238,6 +265,7 @@ def run_action(environ) -> int:
                          "never runs it) or the base branch's files are what gets checked.")
     ch = find_changes(env, gh, root)
     notes += ch.notes
+    baseline = None
     if ch.changes is not None:
         a = affected(root, ch.changes, scope_rel)
         paths = [os.path.join(root, p) for p in a.paths]
@@ -248,6 +276,7 @@ def run_action(environ) -> int:
             raise ActionError(str(e)) from None
         notes.insert(0, f"Changed files: {len(ch.changes)}, from {ch.source}"
                         + (f"; {len(a.outside)} outside `{env.path}` not checked" if a.outside else "") + ".")
+        baseline = _baseline(res, root, ch, config, target, notes)
     else:
         try:
             res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target)
@@ -259,7 +288,11 @@ def run_action(environ) -> int:
             raise ActionError(f"input path: nothing to check in {env.path}: no bundle (a directory with manifests/ and "
                               "metadata/), operator or CatalogSource manifest there")
     report, findings = res.report, res.findings
-    exit_code = res.exit_code
+    from ..baseline import gating
+    from ..engine import exit_code as _exit_code
+
+    gate = gating(findings, env.fail_on_unchanged)  # what fail_on applies to: new and updated findings
+    exit_code = _exit_code(gate, res.fail_on)
     who = rp.Who(name=env.name)
     # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
     graphs = rp.graphs_markdown(root, report, log) if ch.changes is not None else ""
@@ -307,7 +340,7 @@ def run_action(environ) -> int:
             who.login = ident["login"] if ident else None
         if env.check_run and env.head_sha:
             steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
-                                                            res.fail_on, env.run_url, who)))
+                                                            res.fail_on, env.run_url, who, gate=gate)))
         if env.pull is not None and env.review_comments and ch.changes is not None:
             steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
                                                       log, who, report.get("ocp_not_ga") or ())))

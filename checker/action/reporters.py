@@ -103,11 +103,13 @@ def by_severity(findings: list) -> list:
     return sorted(findings, key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), f.path, f.line, f.column, f.rule))
 
 
-def conclusion(findings: list, fail_on: str) -> str:
+def conclusion(findings: list, fail_on: str, any_findings: Optional[bool] = None) -> str:
+    """``findings``: those ``fail_on`` applies to (with a baseline, the new and updated ones);
+    ``any_findings``: whether the run has any finding at all (neutral rather than success)."""
     limit = SEVERITY_RANK.get(fail_on, 99)
     if fail_on != "never" and any(SEVERITY_RANK.get(f.severity, 0) >= limit for f in findings):
         return "failure"
-    return "neutral" if findings else "success"
+    return "neutral" if (findings if any_findings is None else any_findings) else "success"
 
 
 def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; the JSON report has everything)\n",
@@ -186,7 +188,7 @@ def find_check_run(gh, who: Who, head_sha: str) -> Optional[dict]:
 
 
 def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, details_url: Optional[str],
-              who: Optional[Who] = None) -> dict:
+              who: Optional[Who] = None, gate: Optional[list] = None) -> dict:
     """The check run with every finding as an annotation. It is created ``completed`` (the
     conclusion is known before anything is posted), with the first 50 annotations; the rest
     are appended by updates. So it is never left ``in_progress`` (a required check would hang):
@@ -200,7 +202,7 @@ def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, det
     batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
     now = _now()
     body = {"name": who.check_name, "head_sha": head_sha, "status": "completed",
-            "conclusion": conclusion(findings, fail_on), "started_at": now, "completed_at": now,
+            "conclusion": conclusion(findings if gate is None else gate, fail_on, bool(findings)), "started_at": now, "completed_at": now,
             "external_id": who.nonce,
             "output": {"title": title, "summary": summary, "annotations": batches[0]}}
     if details_url:
