@@ -183,15 +183,19 @@ def test_pull_request_end_to_end_rerun_and_fix(fake_github, tmp_path):
     assert any(f["rule"] == "yaml-duplicate-key" and f["severity"] == "error" and f["path"] == CSV for f in findings)
     assert sum(1 for f in findings if f["path"] == CM) == 60
     assert not [f for f in findings if f["rule"] in ("internal-error", "pr-shape")]
-    # the check run: on the PR head (not the merge commit), every finding annotated, 50 per request
+    # the check run: on the PR head (not the merge commit), every finding that is not an inline
+    # comment annotated (Files changed shows each finding once), 50 per request
     runs = fake.check_runs_for(head, "olm-check")
     assert len(runs) == 1 and runs[0].status == "completed" and runs[0].conclusion == "failure"
     ann = runs[0].annotations
-    assert len(ann) == len(findings)
-    assert sorted((a.path, a.start_line) for a in ann) == sorted((f["path"], f["line"]) for f in findings)
+    inline = fake.review_comments_for(1)
+    assert len(ann) + len(inline) == len(findings) and len(inline) == 30
+    assert not {(a.path, a.start_line) for a in ann} & {(c.path, c.line) for c in inline}
+    assert len({(a.path, a.start_line) for a in ann} | {(f["path"], f["line"]) for f in findings}) == \
+        len({(f["path"], f["line"]) for f in findings})
     # created completed with the first 50, the rest appended: never in_progress
     assert [r.body["status"] for r in fake.calls("checks/create")] == ["completed"]
-    assert len(fake.calls("checks/update")) == -(-len(findings) // 50) - 1
+    assert len(fake.calls("checks/update")) == -(-len(ann) // 50) - 1
     assert all(len(r.body["output"].get("annotations", [])) <= 50
                for r in fake.calls("checks/create") + fake.calls("checks/update"))
     assert not fake.check_runs_for(fake.pulls[1].merge_commit_sha)
@@ -330,15 +334,17 @@ def test_server_errors_and_secondary_rate_limits_lose_nothing(fake_github, tmp_p
     r = run_action(fake, tmp_path, ws, "run")
     assert r["rc"] == 1
     rep = r["report"]
-    assert len(fake.check_runs_for(head, "olm-check")[0].annotations) == len(rep["findings"])
+    # every finding on its line once: an annotation, or an inline comment
+    assert len(fake.check_runs_for(head, "olm-check")[0].annotations) == len(rep["findings"]) - 30
     assert len(fake.review_comments_for(1)) == 30
     assert not fake.issue_comments_for(1)
     assert "summary comment could not be posted (500" in r["summary"]
     assert_every_finding_in_summary(r)
     assert sum(1 for f in rep["findings"] if f["rule"] == "yaml-duplicate-key") == 61
     # retry-after honoured: the rate-limited requests were retried, not dropped
+    # (31 annotations fit the create: the PATCH fault is never reached)
     limited = [q for q in fake.requests if q.fault and "secondary" in q.fault]
-    assert len(limited) == 2
+    assert len(limited) == 1
     assert fake.violations == []
 
 

@@ -232,6 +232,32 @@ def _baseline(res, root: str, ch: Changes, config: Optional[str], target, notes:
     return bl
 
 
+def _annotations_after(gh, run: Optional[dict], planned: list, placed: set, report: dict) -> list:
+    """After the review: the findings meant for inline comments that did not get there are
+    annotated on the check run after all; the notes (job summary and log) name every
+    annotation that could not be added to the check run."""
+    from . import reporters as rp
+
+    if not isinstance(run, dict):
+        return []
+    unsent = list(run.get("_unsent") or [])
+    back = [f for f in planned if f.fingerprint() not in placed]
+    if back:
+        n = rp.add_annotations(gh, run, back, report.get("ocp_not_ga") or ())
+        unsent += back[n:]
+    if not unsent:
+        return []
+    from ..report.markdown import text as md_text
+
+    shown = unsent[:20]
+    listed = "".join(f"\n- `{md_text(f.path)}:{f.line}` {f.severity} {f.rule}" for f in shown)
+    more = f"\n- … and {len(unsent) - len(shown)} more" if len(unsent) > len(shown) else ""
+    why = f" ({run['_error']})" if run.get("_error") else ""
+    return [f"⚠️ The check run could not be updated{why}: {len(unsent)} annotation(s) did not get through, "
+            f"so these findings are not marked on their lines (they are all in this summary and the JSON "
+            f"report):{listed}{more}"]
+
+
 def run_action(environ) -> int:
     from ..api import CheckError, check
     from ..roots import repo_root
@@ -323,6 +349,9 @@ def run_action(environ) -> int:
 
     # 2-4. the API reporters, each on its own: a refusal of one loses only that one
     late: list = []
+    planned: list = []  # the findings meant for inline comments
+    placed: set = set()  # the fingerprints the review shows inline
+    outcome: dict = {}
     annotate = False  # the check run was wanted and not posted: annotations of this step instead
     steps = []
     if gh is None:
@@ -338,19 +367,23 @@ def run_action(environ) -> int:
         if env.pull is not None and (env.review_comments or env.summary_comment):
             ident = gh.identity()
             who.login = ident["login"] if ident else None
+        if env.pull is not None and env.review_comments and ch.changes is not None:
+            planned = rp.inline_candidates(findings, ch.right)[0]  # inline comments: not annotations too
         if env.check_run and env.head_sha:
             steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
-                                                            res.fail_on, env.run_url, who, gate=gate)))
+                                                            res.fail_on, env.run_url, who, gate=gate, inline=planned)))
         if env.pull is not None and env.review_comments and ch.changes is not None:
             steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
-                                                      log, who, report.get("ocp_not_ga") or ())))
+                                                      log, who, report.get("ocp_not_ga") or (), placed=placed)))
         if env.pull is not None and env.summary_comment:
             body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs)
             steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))
     for name, step in steps:
         try:
             result = step()
-            log(f"olm-check: {name}: {result}")
+            outcome[name] = result
+            log(f"olm-check: {name}: " + (str({k: v for k, v in result.items() if not k.startswith('_')})
+                                          if isinstance(result, dict) else str(result)))
         except ApiError as e:
             annotate = annotate or name == "check run"
             if isinstance(e, ReadOnly) or e.status == 403:
@@ -368,6 +401,7 @@ def run_action(environ) -> int:
             annotate = annotate or name == "check run"
             late.append(f"The {name} failed inside olm-check ({type(e).__name__}); the findings are all above.")
             log(f"olm-check: {name} failed: {type(e).__name__}: {e}")
+    late += _annotations_after(gh, outcome.get("check run"), planned, placed, report)
     if annotate and findings:
         shown = rp.workflow_commands(findings, sys.stdout)
         late.append(f"No check run: the {shown} most severe finding(s) are shown as annotations of this step "
