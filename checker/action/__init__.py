@@ -320,6 +320,10 @@ def run_action(environ) -> int:
     gate = gating(findings, env.fail_on_unchanged)  # what fail_on applies to: new and updated findings
     exit_code = _exit_code(gate, res.fail_on)
     who = rp.Who(name=env.name)
+    # how the summaries read: the verdict on what fail_on applies to, paths linked to the head's lines
+    view = {"fail_on": res.fail_on, "all_findings": env.fail_on_unchanged,
+            "blob": f"{env.server_url}/{env.repository}/blob/{env.pull.head_sha}/"
+            if env.pull is not None and env.repository else ""}
     # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
     graphs = rp.graphs_markdown(root, report, log) if ch.changes is not None else ""
 
@@ -334,7 +338,7 @@ def run_action(environ) -> int:
         # GitHub's limit is 1 MiB per step, in bytes; what is appended later is short
         budget = rp.MAX_STEP_SUMMARY - rp.utf8_len(tail) - 16384
         budget -= rp.utf8_len(graphs)
-        summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len)
+        summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len, view=view)
         rp.append_summary(env.summary_file, summary + (f"\n{graphs}" if graphs else "") + tail)
     except OSError as e:
         log(f"olm-check: the job summary could not be written ({e.strerror})")
@@ -371,12 +375,14 @@ def run_action(environ) -> int:
             planned = rp.inline_candidates(findings, ch.right)[0]  # inline comments: not annotations too
         if env.check_run and env.head_sha:
             steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
-                                                            res.fail_on, env.run_url, who, gate=gate, inline=planned)))
+                                                            res.fail_on, env.run_url, who, gate=gate, inline=planned,
+                                                            view=view)))
         if env.pull is not None and env.review_comments and ch.changes is not None:
             steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
                                                       log, who, report.get("ocp_not_ga") or (), placed=placed)))
         if env.pull is not None and env.summary_comment:
-            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs)
+            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs,
+                                  view=view)
             steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))
     for name, step in steps:
         try:

@@ -123,12 +123,14 @@ def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; t
     return text.encode("utf-8")[:room].decode("utf-8", "ignore") + note
 
 
-def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check", measure=len) -> str:
+def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check", measure=len,
+                     view: Optional[dict] = None) -> str:
     """The summary with as many findings as fit in ``budget`` (characters, or UTF-8 bytes
-    with ``measure=utf8_len``: the job summary's 1 MiB is bytes) -- all when they fit."""
+    with ``measure=utf8_len``: the job summary's 1 MiB is bytes) -- all when they fit.
+    ``view``: ``markdown.summary``'s fail_on, blob (links to the head) and all_findings."""
     limit = len(findings)
     while True:
-        text = md.summary(report, findings, title=title, limit=limit)
+        text = md.summary(report, findings, title=title, limit=limit, **(view or {}))
         size = measure(text)
         if size <= budget or limit == 0:
             return fit(text, budget, measure=measure)
@@ -188,7 +190,8 @@ def find_check_run(gh, who: Who, head_sha: str) -> Optional[dict]:
 
 
 def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, details_url: Optional[str],
-              who: Optional[Who] = None, gate: Optional[list] = None, inline: Optional[list] = None) -> dict:
+              who: Optional[Who] = None, gate: Optional[list] = None, inline: Optional[list] = None,
+              view: Optional[dict] = None) -> dict:
     """The check run with every finding as an annotation. It is created ``completed`` (the
     conclusion is known before anything is posted), with the first 50 annotations; the rest
     are appended by updates. So it is never left ``in_progress`` (a required check would hang):
@@ -198,7 +201,7 @@ def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, det
     s = report["summary"]
     title = (f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info in {s['bundles']} bundle(s)"
              if findings else f"No findings in {s['bundles']} bundle(s)")
-    summary = summary_markdown(report, findings, MAX_OUTPUT)
+    summary = summary_markdown(report, findings, MAX_OUTPUT, view=view)
     ann = [annotation(f, report.get("ocp_not_ga") or ()) for f in by_severity(findings) if id(f) not in skip]
     batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
     now = _now()
@@ -404,12 +407,13 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
 
 # --- 4. sticky summary comment -------------------------------------------------------------
 
-def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None, graphs: str = "") -> str:
+def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None, graphs: str = "",
+                view: Optional[dict] = None) -> str:
     who = who or Who()
     head = who.summary_marker + "\n"
     tail = (f"\n{graphs}" if graphs else "") + "".join(f"\n{n}\n" for n in notes)
     budget = MAX_COMMENT - len(head) - len(tail) - 10
-    return head + summary_markdown(report, findings, budget, title=who.check_name) + tail
+    return head + summary_markdown(report, findings, budget, title=who.check_name, view=view) + tail
 
 
 def sticky_comment(gh, number: int, body: str, who: Optional[Who] = None) -> str:
