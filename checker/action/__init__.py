@@ -210,6 +210,16 @@ def _target(env: ActionEnv) -> Optional[list]:
         raise ActionError(f"input ocp_versions: {e}") from None
 
 
+def run_name(path: str) -> str:
+    """The name a run without a ``name`` input goes by: the part of the repository its
+    ``path`` checks ("" for the whole repository, so a single run keeps the plain "olm-check")."""
+    p = (path or ".").replace("\\", "/").strip()
+    while p.startswith("./"):
+        p = p[2:]
+    p = p.strip("/")
+    return "" if p in ("", ".") else p
+
+
 def _baseline(res, root: str, ch: Changes, config: Optional[str], target, notes: list):
     """Each finding's state against the change's base (``checker.baseline``), in place and in
     the report; None, and a note, when the base cannot be read (every finding then counts)."""
@@ -319,7 +329,11 @@ def run_action(environ) -> int:
 
     gate = gating(findings, env.fail_on_unchanged)  # what fail_on applies to: new and updated findings
     exit_code = _exit_code(gate, res.fail_on)
-    who = rp.Who(name=env.name)
+    # each run owns its check run, summary and comments: by its name, else by what its path
+    # checks inside the repository (a matrix over paths in one workflow: two runs never delete
+    # or rewrite each other's). A path that is a checkout's root (`path: pr` of the fork-safe
+    # workflow) is the whole repository: the plain "olm-check", as before.
+    who = rp.Who(name=env.name or run_name(scope_rel))
     # how the summaries read: the verdict on what fail_on applies to, paths linked to the head's lines
     view = {"fail_on": res.fail_on, "all_findings": env.fail_on_unchanged,
             "blob": f"{env.server_url}/{env.repository}/blob/{env.pull.head_sha}/"

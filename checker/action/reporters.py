@@ -294,7 +294,8 @@ def comment_body(f, who: Optional[Who] = None, not_ga=(), line: Optional[int] = 
 
 def inline_candidates(findings: list, right: dict) -> tuple:
     """(inline, elsewhere): findings on RIGHT-side diff lines (``place``) -- errors and
-    warnings, and any finding with a machine fix (its suggestion is accepted in one click) --
+    warnings, and any finding with a machine fix (its suggestion is accepted in one click),
+    not the ones unchanged from the base --
     at most MAX_INLINE, one per fingerprint; everything else goes to the summary and the check
     run. Order: most severe first; within a severity, findings with a fix first, then files
     taken in turn (one noisy file cannot take every slot)."""
@@ -302,6 +303,8 @@ def inline_candidates(findings: list, right: dict) -> tuple:
     rank: dict = {}
     order = []
     for f in by_severity(findings):
+        if getattr(f, "baseline_state", "") == "unchanged":
+            continue  # what the base already had is not re-reported inline (the check run marks it)
         line = place(f, right)
         if line is not None:
             n = rank.get((f.severity, f.path), 0)
