@@ -169,10 +169,22 @@ def _ls_tree(root: str, ref: str, paths: list) -> list:
     return out
 
 
-def extract(root: str, ref: str, paths: list, dest: str) -> int:
+def light(path: str) -> bool:
+    """A file a context bundle needs (the operator's other bundles: versions, channels, the
+    upgrade graph): everything but the manifests that are not the CSV (CRDs are most of a
+    bundle's bytes). Operator-level files and catalogs are kept whole."""
+    parts = path.split("/")
+    if len(parts) >= 5 and parts[0] == "operators" and parts[3] == "manifests":
+        return "clusterserviceversion" in parts[-1].lower()
+    return True
+
+
+def extract(root: str, ref: str, paths: list, dest: str, keep=None) -> int:
     """Write the regular files below ``paths`` at ``ref`` under ``dest`` (symlinks and
-    submodules are left out: a base file is data, never followed). Returns the file count."""
-    entries = [e for e in _ls_tree(root, ref, sorted(set(paths))) if e[0] in ("100644", "100755")]
+    submodules are left out: a base file is data, never followed); ``keep(path)``: only the
+    files it accepts. Returns the file count."""
+    entries = [e for e in _ls_tree(root, ref, sorted(set(paths))) if e[0] in ("100644", "100755")
+               and (keep is None or keep(e[3]))]
     total = 0
     kept = []
     for e in entries:
@@ -318,7 +330,8 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
             for entry in sorted(os.listdir(os.path.join(root, "catalogs"))):
                 for op in ops:
                     want.add(f"catalogs/{entry}/{op}")
-        extract(root, ref, sorted(want), tmp)
+        # the operators' other bundles as light context; the compared bundles whole (below)
+        extract(root, ref, sorted(want), tmp, keep=light)
         os.makedirs(os.path.join(tmp, ".git"), exist_ok=True)  # display paths relative to it (no git is run there)
         # each head bundle's counterpart at the base
         for b in bundles:
@@ -329,6 +342,9 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
                      for new, old in renamed_from.items() if new.startswith(b + "/")}
             moved = {m for m in moved if m and _is_bundle_dir(os.path.join(tmp, *m.split("/")))}
             bl.previous[b] = sorted(moved)[0] if moved else previous_bundle(root, b, tmp)
+        whole = sorted({p for p in bl.previous.values() if p})
+        if whole:
+            extract(root, ref, whole, tmp)
         counterparts = sorted({p for p in bl.previous.values() if p}
                               | {renamed_from.get(f.path, f.path) for f in findings if _bundle_of(f.path, bundles) is None})
         present = [p for p in counterparts if os.path.exists(os.path.join(tmp, *p.split("/")))]
