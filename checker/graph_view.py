@@ -356,8 +356,8 @@ def pr_markdown(root: str, bundles: list) -> str:
     parts = []
     for g, changed, strands in changed_graphs(root, bundles):
         chans = [cg for cg in g.channels if any(n.id in changed for n in cg.nodes)][:MAX_CHANNELS]
-        if not chans or all(len(cg.nodes) <= 1 for cg in chans):
-            continue  # (a first bundle alone: a one-node graph says nothing)
+        if not chans or sum(len(cg.nodes) for cg in g.channels) <= 1:
+            continue  # (a new operator's first bundle alone: a one-node graph says nothing)
         out = ["flowchart LR"]
         links: list = []
         lines = []
