@@ -275,6 +275,7 @@ def cmd_check(args) -> int:
         gate = lambda fs: gating(fs, getattr(args, "fail_on_unchanged", False))  # noqa: E731
     report, findings = view.choose(res.report, res.findings)  # --select/--ignore: the exit code follows
     view.paths = _text_paths(paths)
+    args.effective_fail_on = res.fail_on  # (the job summary's verdict)
     code = exit_code(gate(findings) if gate else findings, res.fail_on)
     if snap is None:
         _emit(args, report, findings, view=view)
@@ -444,7 +445,8 @@ def _emit(args, report: dict, findings: list, record=None, view=None) -> Optiona
     if args.format == "github":
         from .report.markdown import summary
 
-        text = summary(report, findings)
+        text = summary(report, findings, fail_on=getattr(args, "effective_fail_on", None) or args.fail_on or "error",
+                       all_findings=getattr(args, "fail_on_unchanged", False))  # (the verdict line)
         _step_summary(text)
     return text
 
