@@ -288,6 +288,11 @@ def previous_bundle(head_root: str, head_bundle: str, base_root: str) -> str:
 
 # --- the whole comparison ---------------------------------------------------------------------
 
+def _repo_path(path: str) -> bool:
+    """A repository-relative path git can name (not absolute, not leaving the tree)."""
+    return bool(path) and not path.startswith("/") and ".." not in path.split("/") and ":" not in path[:2]
+
+
 def _bundle_of(path: str, bundles: list) -> Optional[str]:
     for b in bundles:
         if path == b or path.startswith(b + "/"):
@@ -323,7 +328,7 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
                     op = old.split("/")
                     want.add("/".join(op[:2]) if op[0] == "operators" and len(op) >= 3 else posixpath.dirname(old))
         for f in findings:
-            if _bundle_of(f.path, bundles) is None and f.path:
+            if _bundle_of(f.path, bundles) is None and _repo_path(f.path):
                 want.add(renamed_from.get(f.path, f.path))
         ops = sorted({w.split("/")[1] for w in want if w.startswith("operators/") and w.count("/") >= 1})
         if ops and os.path.isdir(os.path.join(root, "catalogs")):
@@ -331,7 +336,7 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
                 for op in ops:
                     want.add(f"catalogs/{entry}/{op}")
         # the operators' other bundles as light context; the compared bundles whole (below)
-        extract(root, ref, sorted(want), tmp, keep=light)
+        extract(root, ref, sorted(w for w in want if _repo_path(w)), tmp, keep=light)
         os.makedirs(os.path.join(tmp, ".git"), exist_ok=True)  # display paths relative to it (no git is run there)
         # each head bundle's counterpart at the base
         for b in bundles:
