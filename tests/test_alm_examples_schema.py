@@ -440,3 +440,13 @@ def test_posix_classes_as_go_reads_them(copy_fixture):
     _bundle(copy_fixture, _crd_v1(_with({"ns": {"type": "string", "pattern": "[[:alnum:]]+(-[[:alnum:]]+)*"}})),
             [_ex({"ns": "sdi"}), _ex({"ns": "---"}, name="b")])
     assert [f.message for f in _mine()] == ["spec.ns is \"---\", which does not match the schema's pattern"]
+
+
+def test_the_fast_match_agrees_with_re2_search():
+    from checker.rules.alm_examples_schema import _matches, go_pattern
+
+    for pat, texts in [("^[a-z]+$", ["abc", "aBc", "", "é"]), ("é+", ["xéé", "e", "ééé"]), ("^$", ["", "a"]),
+                       ("[[:alnum:]]+(-[[:alnum:]]+)*", ["sdi", "---", "a-b"]), ("^(a+)+$", ["a" * 60 + "!", "aaa"])]:
+        rx = go_pattern(pat)
+        for t in texts:
+            assert _matches(rx, t) == (rx.search(t) is not None), (pat, t)

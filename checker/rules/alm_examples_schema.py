@@ -171,6 +171,7 @@ try:  # pragma: no branch
 
     _RE2_OPTIONS = _re2.Options()
     _RE2_OPTIONS.log_errors = False  # (a refused pattern is an answer, not a message on stderr)
+    _RE2_OPTIONS.never_capture = True  # (only whether it matches is asked)
 except ImportError:  # pragma: no cover - google-re2 is a dependency; without it no pattern is evaluated
     _re2 = None
 
@@ -187,6 +188,17 @@ def go_pattern(pat: str):
         return None
 
 
+def _matches(rx, text: str) -> bool:
+    """Whether RE2 finds the pattern in ``text``: the binding's C++ Match on the UTF-8 bytes
+    (1.5 µs a call), not ``search``, whose Python layer maps byte offsets back to characters
+    for a match object (9 µs, six times Python's re); ``search`` when that is not there."""
+    m = getattr(getattr(rx, "_regexp", None), "Match", None)
+    if m is None or not hasattr(_re2, "_Anchor"):  # pragma: no cover - another binding version
+        return rx.search(text) is not None
+    b = text.encode("utf-8")
+    return m(_re2._Anchor.UNANCHORED, b, 0, len(b))[0] != _re2._NULL_SPAN
+
+
 def _pattern(validator, patrn, instance, schema):
     """jsonschema's ``pattern`` keyword, evaluated by RE2 (an unanchored search, as Go's
     MatchString and JSON Schema both do)."""
@@ -196,7 +208,7 @@ def _pattern(validator, patrn, instance, schema):
     if rx is None:
         return
     try:
-        ok = rx.search(instance) is not None
+        ok = _matches(rx, instance)
     except Exception:  # (a string the binding cannot encode, lone surrogates: not checked)
         return
     if not ok:
