@@ -67,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check bundles, operators, repositories")
     c.add_argument("paths", nargs="*", default=["."], help="bundle dir, operator dir, or repository root (default: .)")
     c.add_argument("--changed-since", metavar="REF", help="check only what changed since REF (git, three-dot); the rest is context")
+    # baseline states (checker/baseline.py): new / unchanged / updated against a base commit
+    c.add_argument("--baseline", metavar="REF", help="mark each finding new, unchanged or updated against REF (git); "
+                   "--changed-since does it against its merge base; only new and updated findings fail the run")
+    c.add_argument("--fail-on-unchanged", action="store_true", help="with a baseline: unchanged findings fail the run too")
     common(c)
 
     a = sub.add_parser("audit", help="check a whole catalog repository (every bundle)")
@@ -270,7 +274,8 @@ def cmd_check(args) -> int:
         reason = unsafe_reason(args.cache, paths + [repo_root(paths)])
         if reason is not None:
             raise Usage(f"--cache {args.cache}: refused: {reason}")
-    snap = _snapshot(args, paths, jobs) if args.cache and changes is None else None
+    baseline_ref = getattr(args, "baseline", None) or getattr(args, "changed_since", None)
+    snap = _snapshot(args, paths, jobs) if args.cache and changes is None and not baseline_ref else None
     if snap is not None:
         snaps, key, racy = snap
         got = snaps.get(key)
@@ -293,9 +298,19 @@ def cmd_check(args) -> int:
         if snap is not None:
             snaps.close()
         raise Usage(targets.nothing_message(paths))
+    gate = None
+    if baseline_ref:  # --baseline / --changed-since: states against the base; unchanged ones do not fail
+        from .baseline import BaselineError, for_cli, gating
+
+        try:
+            for_cli(res, paths, baseline_ref, not getattr(args, "baseline", None), changes, args.config, target)
+        except BaselineError as e:
+            raise Usage(f"{'--baseline' if getattr(args, 'baseline', None) else '--changed-since'} {baseline_ref}: {e}")
+        gate = lambda fs: gating(fs, getattr(args, "fail_on_unchanged", False))  # noqa: E731
     report, findings = view.choose(res.report, res.findings)  # --select/--ignore: the exit code follows
     view.paths = _text_paths(paths)
-    code = exit_code(findings, res.fail_on)
+    args.effective_fail_on = res.fail_on  # (the job summary's verdict)
+    code = exit_code(gate(findings) if gate else findings, res.fail_on)
     if snap is None:
         _emit(args, report, findings, view=view)
         return code
@@ -464,7 +479,8 @@ def _emit(args, report: dict, findings: list, record=None, view=None) -> Optiona
     if args.format == "github":
         from .report.markdown import summary
 
-        text = summary(report, findings)
+        text = summary(report, findings, fail_on=getattr(args, "effective_fail_on", None) or args.fail_on or "error",
+                       all_findings=getattr(args, "fail_on_unchanged", False))  # (the verdict line)
         _step_summary(text)
     return text
 

@@ -72,6 +72,9 @@ class Finding:
     # the gate that refuses it (an error) or warns about it, for the run's target:
     # {"id", "name", "source", "since"} (``engine.settle`` from ``checker.gates``); None: no gate
     gate: Optional[dict] = None
+    # against a baseline (a pull request's base, ``--changed-since``, ``--baseline``): "new",
+    # "unchanged" or "updated" (``checker.baseline``); "" when the run had no baseline
+    baseline_state: str = ""
 
     def sort_key(self):
         return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)
@@ -90,7 +93,7 @@ class Finding:
         return h.hexdigest()[:16]
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "rule": self.rule,
             "severity": self.severity,
             "path": self.path,
@@ -105,6 +108,9 @@ class Finding:
             "kind": self.kind,
             "gate": dict(self.gate) if self.gate else None,
         }
+        if self.baseline_state:
+            d["baseline_state"] = self.baseline_state
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> "Finding":
@@ -116,4 +122,5 @@ class Finding:
             fix=Fix(fx["line"], fx["replacement"], fx.get("description", "")) if fx else None,
             detail=d.get("detail") or "", kind=d.get("kind") or "",
             gate=d.get("gate") if isinstance(d.get("gate"), dict) else None,
+            baseline_state=d.get("baseline_state") or "",
         )

@@ -336,6 +336,8 @@ def changed_graphs(root: str, bundles: list) -> list:
         opname, op, facts, oc = load_operator(path)
         g = operator_graph(opname, op, facts, oc)
         changed = set(by_op[name])
+        if g.mode == "fbc" and not any(n.id in changed for cg in g.channels for n in cg.nodes):
+            g = _placed(root, op, opname, facts, oc, changed) or g  # not in catalogs/ before its release
         strands = {}
         if g.source == "bundles":
             # what the graph strands without the changed bundles: the difference is theirs
@@ -350,6 +352,34 @@ def changed_graphs(root: str, bundles: list) -> list:
     return out
 
 
+def _placed(root: str, op, operator: str, facts: list, oc, changed: set):
+    """The FBC graph with the changed bundles placed as the catalog build will place them
+    (``fbc_place``: release-config.yaml, the catalog templates, ci.yaml's catalog_mapping);
+    None when no changed bundle says where it goes."""
+    from .fbc_place import place
+    from .upgrade_graph import build_from_catalog, version_of
+
+    got = None
+    for f in facts:
+        if f.csv_name not in changed:
+            continue
+        v = version_of(f)
+        for p in place(root, op, operator, os.path.join(root, *f.rel.split("/")), f.csv_name,
+                       f.version or (str(v) if v is not None else None), oc):
+            if p.catalog is None:
+                continue
+            g = build_from_catalog(operator, p.catalog)
+            rels = ", ".join(p.releases) or "no release"
+            how = ("by its release-config.yaml" if os.path.isfile(os.path.join(root, *f.rel.split("/"), "release-config.yaml"))
+                   else "as the pull request's catalog template lists it")
+            g.notes.insert(0, f"{f.rel} is not in catalogs/ yet: placed as the catalog build will, {how}, into "
+                              f"{p.template} ({p.kind}; channels {', '.join(p.channels) or 'none'}), rendered for {rels}")
+            g.notes += p.notes
+            if got is None:
+                got = g
+    return got
+
+
 def pr_markdown(root: str, bundles: list) -> str:
     """The summary's "Upgrade graph" section: one Mermaid block per changed operator, with the
     channels its changed bundles are in (at most three). Names from the bundles are inert:
@@ -359,8 +389,8 @@ def pr_markdown(root: str, bundles: list) -> str:
     parts = []
     for g, changed, strands in changed_graphs(root, bundles):
         chans = [cg for cg in g.channels if any(n.id in changed for n in cg.nodes)][:MAX_CHANNELS]
-        if not chans:
-            continue
+        if not chans or sum(len(cg.nodes) for cg in g.channels) <= 1:
+            continue  # (a new operator's first bundle alone: a one-node graph says nothing)
         out = ["flowchart LR"]
         links: list = []
         lines = []

@@ -387,3 +387,66 @@ def test_example_against_yaml_1_1_scalars_in_the_schema(copy_fixture):
             fh.write(text)
         got = [f.message for f in _mine()]
         assert got == want, (how, got)
+
+
+# -- nothing can stall it: patterns in RE2, a time budget --------------------------------------
+
+
+def test_a_catastrophic_pattern_finishes_in_linear_time(copy_fixture):
+    """'^(a+)+$' against 60 'a's and a '!': Python's backtracking re would take years (28 'a's
+    took 14.5 s, each more doubles it); RE2, what the API server runs, answers at once."""
+    import time
+
+    schema = _with({"name": {"type": "string", "pattern": "^(a+)+$"}})
+    _bundle(copy_fixture, _crd_v1(schema), [_ex({"name": "a" * 60 + "!"}), _ex({"name": "a" * 60}, name="ok")])
+    t = time.monotonic()
+    got = _mine()
+    assert time.monotonic() - t < 2.0
+    assert len(got) == 1 and "does not match the schema's pattern" in got[0].message, [f.message for f in got]
+
+
+@pytest.mark.parametrize("pattern,value,refused", [
+    ("^[a-z]+\\z", "abc", False),        # Go's \z: RE2 reads it
+    ("^\\d+$", "١٢", True),              # \d is ASCII in Go and RE2 (Python's re: any Unicode digit)
+    ("(?=a)a", "b", False),              # a lookahead: RE2 and Go refuse the pattern, so it is not checked
+    ("(a)\\1", "ab", False),             # a backreference: the same
+    ("^a{2,1001}$", "a", False),         # a repetition over 1000: the same
+])
+def test_patterns_read_as_go_reads_them(copy_fixture, pattern, value, refused):
+    from checker.rules.alm_examples_schema import go_pattern
+
+    assert (go_pattern(pattern) is None) == (pattern in ("(?=a)a", "(a)\\1", "^a{2,1001}$"))
+    _bundle(copy_fixture, _crd_v1(_with({"name": {"type": "string", "pattern": pattern}})), [_ex({"name": value})])
+    got = _mine()
+    assert bool(got) == refused, [f.message for f in got]
+
+
+def test_the_time_budget_gives_an_info_finding(copy_fixture, monkeypatch):
+    """Past the bundle's time budget (here 0 s, so at the first example) the rest is not
+    checked, and one info finding says how many examples were left."""
+    from checker.rules import alm_examples_schema as m
+
+    monkeypatch.setattr(m, "TIME_BUDGET", 0.0)
+    _bundle(copy_fixture, _crd_v1(_with({"size": {"type": "integer"}})), [_ex({"size": "3"}), _ex({"size": 1}, name="b")])
+    got = _mine()
+    assert [(f.severity, f.message) for f in got] == [
+        ("info", "alm-examples schema validation stopped after 0 s: 2 of 2 examples not checked")]
+    assert got[0].line > 1 and got[0].detail
+
+
+def test_posix_classes_as_go_reads_them(copy_fixture):
+    """'[[:alnum:]]+' is a POSIX class in Go and RE2; Python's re read it as the set '[:alnum'
+    followed by ']', and so 'sdi' failed (26 wrong findings on community-operators-prod)."""
+    _bundle(copy_fixture, _crd_v1(_with({"ns": {"type": "string", "pattern": "[[:alnum:]]+(-[[:alnum:]]+)*"}})),
+            [_ex({"ns": "sdi"}), _ex({"ns": "---"}, name="b")])
+    assert [f.message for f in _mine()] == ["spec.ns is \"---\", which does not match the schema's pattern"]
+
+
+def test_the_fast_match_agrees_with_re2_search():
+    from checker.rules.alm_examples_schema import _matches, go_pattern
+
+    for pat, texts in [("^[a-z]+$", ["abc", "aBc", "", "é"]), ("é+", ["xéé", "e", "ééé"]), ("^$", ["", "a"]),
+                       ("[[:alnum:]]+(-[[:alnum:]]+)*", ["sdi", "---", "a-b"]), ("^(a+)+$", ["a" * 60 + "!", "aaa"])]:
+        rx = go_pattern(pat)
+        for t in texts:
+            assert _matches(rx, t) == (rx.search(t) is not None), (pat, t)

@@ -177,7 +177,8 @@ def test_releases_that_are_not_ga_are_shown_as_such_everywhere(case, tmp_path):
     summary = tmp_path / "summary.md"
     run_cli("check", "bundles/annotations", "--format", "github", cwd=str(case), env={"GITHUB_STEP_SUMMARY": str(summary)})
     text = summary.read_text(encoding="utf-8")
-    assert "5.0 (not GA)" in text and "| 4.14-4.22 |" in text
+    # (in the bundle table; the per-release table is left out when every release has the same findings)
+    assert "5.0 (not GA)" in text and "| 4.14-4.22, 5.0 (not GA) |" in text
     # the release table comes from checker/data, and the configuration corrects it
     # (an entry for 4.23 corrects 5.0, the same release)
     (case / ".olm-check.yaml").write_text('ocp_releases:\n  - {ocp: "4.23", kube: "1.36", ga: true}\n'

@@ -30,7 +30,10 @@ from checker.yamlload import Limits, decode, parse
 from conftest import FIXTURES
 
 EXAMPLES = int(os.environ.get("OLM_CHECK_FUZZ_EXAMPLES", "20"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
+# CI draws the same examples on every run (derandomize); OLM_CHECK_FUZZ_SEED=random draws fresh
+# ones, and scripts/fuzz.py runs random rounds for as long as asked.
+RANDOM = os.environ.get("OLM_CHECK_FUZZ_SEED", "") == "random"
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 RULE_IDS = {"yaml-syntax", "yaml-duplicate-key", "yaml-limits"}

@@ -42,6 +42,7 @@ class Changes:
     source: str = ""
     right: dict = field(default_factory=dict)  # path -> RIGHT-side commentable lines
     notes: list = field(default_factory=list)
+    base: Optional[str] = None  # the commit the change list starts from: the baseline (checker/baseline.py)
 
 
 def _git(root: str, *args: str) -> Optional[str]:
@@ -65,6 +66,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                 out.changes = git_changes(root, pr.base_sha, pr.head_sha)
                 out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, pr.base_sha, pr.head_sha)).items()}
                 out.source = f"git diff {pr.base_sha[:12]}...{pr.head_sha[:12]}"
+                out.base = _git(root, "merge-base", pr.base_sha, pr.head_sha)
                 return out
             except ChangeError as e:
                 out.notes.append(f"git could not diff the pull request ({e}); asking GitHub for its files.")
@@ -78,6 +80,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                 out.changes = from_github_files(files)
                 out.right = {f["filename"]: right_lines(f.get("patch")) for f in files if isinstance(f, dict) and f.get("filename")}
                 out.source = f"the pull request's files ({len(files)}, GitHub API)"
+                out.base = pr.base_sha if has_commits(root, pr.base_sha) else None
                 return out
             except ApiError as e:
                 out.notes.append(f"the pull request's files could not be listed ({e.status} {e.message}).")
@@ -86,6 +89,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                 out.changes = git_changes(root, f"{env.sha}^1", env.sha)
                 out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, f"{env.sha}^1", env.sha)).items()}
                 out.source = f"the merge commit {env.sha[:12]} against its first parent"
+                out.base = _git(root, "rev-parse", f"{env.sha}^1")
                 return out
             except ChangeError:
                 pass
@@ -96,6 +100,7 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
             try:
                 out.changes = git_changes(root, env.push_before, env.push_after)
                 out.source = f"git diff {env.push_before[:12]}...{env.push_after[:12]}"
+                out.base = _git(root, "merge-base", env.push_before, env.push_after)
                 return out
             except ChangeError as e:
                 out.notes.append(f"git could not diff the push ({e}); olm-check checked the whole path.")
@@ -205,6 +210,64 @@ def _target(env: ActionEnv) -> Optional[list]:
         raise ActionError(f"input ocp_versions: {e}") from None
 
 
+def run_name(path: str) -> str:
+    """The name a run without a ``name`` input goes by: the part of the repository its
+    ``path`` checks ("" for the whole repository, so a single run keeps the plain "olm-check")."""
+    p = (path or ".").replace("\\", "/").strip()
+    while p.startswith("./"):
+        p = p[2:]
+    p = p.strip("/")
+    return "" if p in ("", ".") else p
+
+
+def _baseline(res, root: str, ch: Changes, config: Optional[str], target, notes: list):
+    """Each finding's state against the change's base (``checker.baseline``), in place and in
+    the report; None, and a note, when the base cannot be read (every finding then counts)."""
+    from ..baseline import BaselineError, apply, mark_report
+
+    if not ch.base:
+        notes.append("No baseline: the base commit is not in the checkout (`fetch-depth: 0` brings it), so every "
+                     "finding counts as new.")
+        return None
+    try:
+        bl = apply(res, root, ch.base, ch.changes, config_path=config, target=target)
+    except BaselineError as e:
+        notes.append(f"No baseline ({e}): every finding counts as new.")
+        return None
+    except Exception as e:  # a bug in the comparison must not cost the findings
+        log(f"olm-check: the baseline failed: {type(e).__name__}: {e}")
+        notes.append("No baseline (olm-check could not compare with the base): every finding counts as new.")
+        return None
+    mark_report(res.report, res.findings, bl)
+    return bl
+
+
+def _annotations_after(gh, run: Optional[dict], planned: list, placed: set, report: dict) -> list:
+    """After the review: the findings meant for inline comments that did not get there are
+    annotated on the check run after all; the notes (job summary and log) name every
+    annotation that could not be added to the check run."""
+    from . import reporters as rp
+
+    if not isinstance(run, dict):
+        return []
+    unsent = list(run.get("_unsent") or [])
+    back = [f for f in planned if f.fingerprint() not in placed]
+    if back:
+        n = rp.add_annotations(gh, run, back, report.get("ocp_not_ga") or ())
+        unsent += back[n:]
+    if not unsent:
+        return []
+    from ..report.markdown import text as md_text
+
+    shown = unsent[:20]
+    listed = "".join(f"\n- `{md_text(f.path)}:{f.line}` {f.severity} {f.rule}" for f in shown)
+    more = f"\n- … and {len(unsent) - len(shown)} more" if len(unsent) > len(shown) else ""
+    why = f" ({run['_error']})" if run.get("_error") else ""
+    return [f"⚠️ The check run could not be updated{why}: {len(unsent)} annotation(s) did not get through, "
+            f"so these findings are not marked on their lines (they are all in this summary and the JSON "
+            f"report):{listed}{more}"]
+
+
 def run_action(environ) -> int:
     from ..api import CheckError, check
     from ..roots import repo_root
@@ -238,6 +301,7 @@ def run_action(environ) -> int:
                          "never runs it) or the base branch's files are what gets checked.")
     ch = find_changes(env, gh, root)
     notes += ch.notes
+    baseline = None
     if ch.changes is not None:
         a = affected(root, ch.changes, scope_rel)
         paths = [os.path.join(root, p) for p in a.paths]
@@ -248,6 +312,7 @@ def run_action(environ) -> int:
             raise ActionError(str(e)) from None
         notes.insert(0, f"Changed files: {len(ch.changes)}, from {ch.source}"
                         + (f"; {len(a.outside)} outside `{env.path}` not checked" if a.outside else "") + ".")
+        baseline = _baseline(res, root, ch, config, target, notes)
     else:
         try:
             res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target)
@@ -259,8 +324,20 @@ def run_action(environ) -> int:
             raise ActionError(f"input path: nothing to check in {env.path}: no bundle (a directory with manifests/ and "
                               "metadata/), operator or CatalogSource manifest there")
     report, findings = res.report, res.findings
-    exit_code = res.exit_code
-    who = rp.Who(name=env.name)
+    from ..baseline import gating
+    from ..engine import exit_code as _exit_code
+
+    gate = gating(findings, env.fail_on_unchanged)  # what fail_on applies to: new and updated findings
+    exit_code = _exit_code(gate, res.fail_on)
+    # each run owns its check run, summary and comments: by its name, else by what its path
+    # checks inside the repository (a matrix over paths in one workflow: two runs never delete
+    # or rewrite each other's). A path that is a checkout's root (`path: pr` of the fork-safe
+    # workflow) is the whole repository: the plain "olm-check", as before.
+    who = rp.Who(name=env.name or run_name(scope_rel))
+    # how the summaries read: the verdict on what fail_on applies to, paths linked to the head's lines
+    view = {"fail_on": res.fail_on, "all_findings": env.fail_on_unchanged,
+            "blob": f"{env.server_url}/{env.repository}/blob/{env.pull.head_sha}/"
+            if env.pull is not None and env.repository else ""}
     # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
     graphs = rp.graphs_markdown(root, report, log) if ch.changes is not None else ""
 
@@ -275,7 +352,7 @@ def run_action(environ) -> int:
         # GitHub's limit is 1 MiB per step, in bytes; what is appended later is short
         budget = rp.MAX_STEP_SUMMARY - rp.utf8_len(tail) - 16384
         budget -= rp.utf8_len(graphs)
-        summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len)
+        summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len, view=view)
         rp.append_summary(env.summary_file, summary + (f"\n{graphs}" if graphs else "") + tail)
     except OSError as e:
         log(f"olm-check: the job summary could not be written ({e.strerror})")
@@ -290,6 +367,9 @@ def run_action(environ) -> int:
 
     # 2-4. the API reporters, each on its own: a refusal of one loses only that one
     late: list = []
+    planned: list = []  # the findings meant for inline comments
+    placed: set = set()  # the fingerprints the review shows inline
+    outcome: dict = {}
     annotate = False  # the check run was wanted and not posted: annotations of this step instead
     steps = []
     if gh is None:
@@ -305,19 +385,25 @@ def run_action(environ) -> int:
         if env.pull is not None and (env.review_comments or env.summary_comment):
             ident = gh.identity()
             who.login = ident["login"] if ident else None
+        if env.pull is not None and env.review_comments and ch.changes is not None:
+            planned = rp.inline_candidates(findings, ch.right)[0]  # inline comments: not annotations too
         if env.check_run and env.head_sha:
             steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
-                                                            res.fail_on, env.run_url, who)))
+                                                            res.fail_on, env.run_url, who, gate=gate, inline=planned,
+                                                            view=view)))
         if env.pull is not None and env.review_comments and ch.changes is not None:
             steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
-                                                      log, who, report.get("ocp_not_ga") or ())))
+                                                      log, who, report.get("ocp_not_ga") or (), placed=placed)))
         if env.pull is not None and env.summary_comment:
-            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs)
+            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs,
+                                  view=view)
             steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))
     for name, step in steps:
         try:
             result = step()
-            log(f"olm-check: {name}: {result}")
+            outcome[name] = result
+            log(f"olm-check: {name}: " + (str({k: v for k, v in result.items() if not k.startswith('_')})
+                                          if isinstance(result, dict) else str(result)))
         except ApiError as e:
             annotate = annotate or name == "check run"
             if isinstance(e, ReadOnly) or e.status == 403:
@@ -335,6 +421,7 @@ def run_action(environ) -> int:
             annotate = annotate or name == "check run"
             late.append(f"The {name} failed inside olm-check ({type(e).__name__}); the findings are all above.")
             log(f"olm-check: {name} failed: {type(e).__name__}: {e}")
+    late += _annotations_after(gh, outcome.get("check run"), planned, placed, report)
     if annotate and findings:
         shown = rp.workflow_commands(findings, sys.stdout)
         late.append(f"No check run: the {shown} most severe finding(s) are shown as annotations of this step "

@@ -63,6 +63,7 @@ class ActionEnv:
     ocp_versions: Optional[str] = None
     profile: Optional[str] = None
     fail_on: Optional[str] = None
+    fail_on_unchanged: bool = False  # in a pull request: findings its base already had fail the run too
     config: Optional[str] = None
     review_comments: bool = True
     check_run: bool = True
@@ -100,6 +101,7 @@ class ActionEnv:
         env.ocp_versions = inp("ocp_versions")
         env.profile = inp("profile")
         env.fail_on = inp("fail_on")
+        env.fail_on_unchanged = _bool(environ.get("INPUT_FAIL_ON_UNCHANGED"), "fail_on_unchanged", False)
         env.config = inp("config")
         env.review_comments = _bool(environ.get("INPUT_REVIEW_COMMENTS"), "review_comments", True)
         env.check_run = _bool(environ.get("INPUT_CHECK_RUN"), "check_run", True)

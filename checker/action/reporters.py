@@ -103,11 +103,13 @@ def by_severity(findings: list) -> list:
     return sorted(findings, key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), f.path, f.line, f.column, f.rule))
 
 
-def conclusion(findings: list, fail_on: str) -> str:
+def conclusion(findings: list, fail_on: str, any_findings: Optional[bool] = None) -> str:
+    """``findings``: those ``fail_on`` applies to (with a baseline, the new and updated ones);
+    ``any_findings``: whether the run has any finding at all (neutral rather than success)."""
     limit = SEVERITY_RANK.get(fail_on, 99)
     if fail_on != "never" and any(SEVERITY_RANK.get(f.severity, 0) >= limit for f in findings):
         return "failure"
-    return "neutral" if findings else "success"
+    return "neutral" if (findings if any_findings is None else any_findings) else "success"
 
 
 def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; the JSON report has everything)\n",
@@ -121,12 +123,14 @@ def fit(text: str, limit: int, note: str = "\n\n…(cut to fit GitHub's limit; t
     return text.encode("utf-8")[:room].decode("utf-8", "ignore") + note
 
 
-def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check", measure=len) -> str:
+def summary_markdown(report: dict, findings: list, budget: int, title: str = "olm-check", measure=len,
+                     view: Optional[dict] = None) -> str:
     """The summary with as many findings as fit in ``budget`` (characters, or UTF-8 bytes
-    with ``measure=utf8_len``: the job summary's 1 MiB is bytes) -- all when they fit."""
+    with ``measure=utf8_len``: the job summary's 1 MiB is bytes) -- all when they fit.
+    ``view``: ``markdown.summary``'s fail_on, blob (links to the head) and all_findings."""
     limit = len(findings)
     while True:
-        text = md.summary(report, findings, title=title, limit=limit)
+        text = md.summary(report, findings, title=title, limit=limit, **(view or {}))
         size = measure(text)
         if size <= budget or limit == 0:
             return fit(text, budget, measure=measure)
@@ -186,21 +190,23 @@ def find_check_run(gh, who: Who, head_sha: str) -> Optional[dict]:
 
 
 def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, details_url: Optional[str],
-              who: Optional[Who] = None) -> dict:
+              who: Optional[Who] = None, gate: Optional[list] = None, inline: Optional[list] = None,
+              view: Optional[dict] = None) -> dict:
     """The check run with every finding as an annotation. It is created ``completed`` (the
     conclusion is known before anything is posted), with the first 50 annotations; the rest
     are appended by updates. So it is never left ``in_progress`` (a required check would hang):
     when an update fails the run keeps what it has, and says so in its summary."""
     who = who or Who()
+    skip = {id(f) for f in inline or ()}  # posted inline (review comments): not annotated twice
     s = report["summary"]
     title = (f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info in {s['bundles']} bundle(s)"
              if findings else f"No findings in {s['bundles']} bundle(s)")
-    summary = summary_markdown(report, findings, MAX_OUTPUT)
-    ann = [annotation(f, report.get("ocp_not_ga") or ()) for f in by_severity(findings)]
+    summary = summary_markdown(report, findings, MAX_OUTPUT, view=view)
+    ann = [annotation(f, report.get("ocp_not_ga") or ()) for f in by_severity(findings) if id(f) not in skip]
     batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
     now = _now()
     body = {"name": who.check_name, "head_sha": head_sha, "status": "completed",
-            "conclusion": conclusion(findings, fail_on), "started_at": now, "completed_at": now,
+            "conclusion": conclusion(findings if gate is None else gate, fail_on, bool(findings)), "started_at": now, "completed_at": now,
             "external_id": who.nonce,
             "output": {"title": title, "summary": summary, "annotations": batches[0]}}
     if details_url:
@@ -228,22 +234,53 @@ def check_run(gh, head_sha: str, report: dict, findings: list, fail_on: str, det
             gh.patch(f"check-runs/{run_id}", {"output": {"title": title, "summary": fit(note + summary, MAX_OUTPUT)}})
         except ApiError:
             pass
-    return {"id": run_id, "annotations": sent, "missing": len(ann) - sent}
+    ordered = [f for f in by_severity(findings) if id(f) not in skip]
+    # (the "_" keys are for the Action, not for the log line)
+    return {"id": run_id, "annotations": sent, "missing": len(ann) - sent, "_title": title, "_summary": summary,
+            "_unsent": ordered[sent:], "_error": f"{failed.status} {failed.message}" if failed is not None else ""}
+
+
+def add_annotations(gh, run: dict, findings: list, not_ga=()) -> int:
+    """Annotate ``findings`` on the check run after all (those meant for inline comments
+    that did not get there); returns how many went through."""
+    ann = [annotation(f, not_ga) for f in by_severity(findings)]
+    sent = 0
+    for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST):
+        batch = ann[i:i + ANNOTATIONS_PER_REQUEST]
+        try:
+            gh.patch(f"check-runs/{run['id']}", {"output": {"title": run["_title"], "summary": run["_summary"],
+                                                            "annotations": batch}})
+        except ApiError:
+            break
+        sent += len(batch)
+    return sent
 
 
 # --- 3. review ---------------------------------------------------------------------------
 
-def comment_body(f, who: Optional[Who] = None, not_ga=()) -> str:
+def place(f, right: dict) -> Optional[int]:
+    """The RIGHT-side line an inline comment of ``f`` goes on: the line of its machine fix
+    when the diff shows it (so the fix is a suggestion to accept there), else its own line;
+    None when neither is on the diff."""
+    lines = right.get(f.path, ())
+    if f.fix is not None and f.fix.line in lines:
+        return f.fix.line
+    return f.line if f.line in lines else None
+
+
+def comment_body(f, who: Optional[Who] = None, not_ga=(), line: Optional[int] = None) -> str:
     """An inline comment: the message, the detail (why, and the fix), the OpenShift releases,
-    the rule's page, the one-line fix as a suggestion."""
+    the rule's page, the machine fix as a suggestion (when the comment is on the fix's line:
+    ``line``, by default the finding's)."""
     who = who or Who()
+    line = f.line if line is None else line
     icon = md.ICON.get(f.severity, "")
     lines = [f"{icon} **{f.severity}** {md.rule_link(f.rule)}: {md.text(f.message)}"]
     if f.detail:
         lines.append(f"\n{md.text(f.detail)}")
     if f.ocp_versions:
         lines.append(f"\nOpenShift releases: {md.text(_releases(f, not_ga))}")
-    if f.fix is not None and f.fix.line == f.line:
+    if f.fix is not None and f.fix.line == line:
         repl = f.fix.replacement
         longest = max((len(x) for x in re.findall(r"`{3,}", repl)), default=2)
         fence = "`" * max(3, longest + 1)
@@ -256,23 +293,28 @@ def comment_body(f, who: Optional[Who] = None, not_ga=()) -> str:
 
 
 def inline_candidates(findings: list, right: dict) -> tuple:
-    """(inline, elsewhere): errors and warnings on RIGHT-side diff lines, at most MAX_INLINE,
-    one per fingerprint; everything else goes to the summary. Order: most severe first; within
-    a severity, findings with a fix (a suggestion to accept) first, then files taken in turn
-    (one noisy file cannot take every slot)."""
+    """(inline, elsewhere): findings on RIGHT-side diff lines (``place``) -- errors and
+    warnings, and any finding with a machine fix (its suggestion is accepted in one click),
+    not the ones unchanged from the base --
+    at most MAX_INLINE, one per fingerprint; everything else goes to the summary and the check
+    run. Order: most severe first; within a severity, findings with a fix first, then files
+    taken in turn (one noisy file cannot take every slot)."""
     inline, seen = [], set()
     rank: dict = {}
     order = []
     for f in by_severity(findings):
-        if f.line in right.get(f.path, ()):
+        if getattr(f, "baseline_state", "") == "unchanged":
+            continue  # what the base already had is not re-reported inline (the check run marks it)
+        line = place(f, right)
+        if line is not None:
             n = rank.get((f.severity, f.path), 0)
             rank[(f.severity, f.path)] = n + 1
-            order.append((-SEVERITY_RANK.get(f.severity, 0), f.fix is None, n, f.path, f.line, f.column, f.rule, id(f), f))
+            order.append((-SEVERITY_RANK.get(f.severity, 0), f.fix is None, n, f.path, line, f.column, f.rule, id(f), f))
     order.sort(key=lambda t: t[:-1])
     for *_key, f in order:
-        if f.severity not in ("error", "warning") or len(inline) >= MAX_INLINE:
+        if (f.severity not in ("error", "warning") and f.fix is None) or len(inline) >= MAX_INLINE:
             continue
-        if f.line in right.get(f.path, ()) and f.fingerprint() not in seen:
+        if f.fingerprint() not in seen:
             seen.add(f.fingerprint())
             inline.append(f)
     placed = {id(f) for f in inline}
@@ -285,10 +327,13 @@ def outdated(c: dict) -> bool:
 
 
 def review(gh, number: int, head_sha: str, findings: list, right: dict, log=print, who: Optional[Who] = None,
-           not_ga=()) -> dict:
+           not_ga=(), placed: Optional[set] = None) -> dict:
     """Post new inline comments in one review, delete own stale ones without replies. An
     own comment GitHub shows as outdated does not count as posted: its finding is posted
-    again where it now is, and the outdated one goes (unless someone answered it)."""
+    again where it now is, and the outdated one goes (unless someone answered it).
+    ``placed``: filled with the fingerprints now shown inline (kept or posted), which the
+    check run then does not repeat as annotations."""
+    placed = set() if placed is None else placed
     who = who or Who()
     existing = gh.paginate(f"pulls/{number}/comments")
     replied = {c.get("in_reply_to_id") for c in existing if c.get("in_reply_to_id")}
@@ -298,9 +343,13 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
     current = {f.fingerprint() for f in findings}
     inline, _rest = inline_candidates(findings, right)
     new = [f for f in inline if f.fingerprint() not in have]
+    placed.update(f.fingerprint() for f in inline if f.fingerprint() in have)
     result = {"posted": 0, "file_level": 0, "unplaced": 0, "deleted": 0, "kept": len(have & current)}
     if new:
-        comments = [{"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f, who, not_ga)} for f in new]
+        comments = []
+        for f in new:
+            line = place(f, right) or f.line
+            comments.append({"path": f.path, "line": line, "side": "RIGHT", "body": comment_body(f, who, not_ga, line)})
         n = len(new)
         body = (f"olm-check{' (' + md.text(who.name) + ')' if who.name else ''} found {n} problem{'s' if n != 1 else ''} "
                 "on lines this pull request changes (the summary comment and the check run list every finding)."
@@ -317,6 +366,7 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
             gh.post(f"pulls/{number}/reviews", {"commit_id": head_sha, "event": "COMMENT", "body": body,
                                                 "comments": comments}, recheck=find_review)
             result["posted"] = n
+            placed.update(f.fingerprint() for f in new)
         except ApiError as e:
             if e.status != 422:
                 raise
@@ -334,6 +384,7 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
                 try:
                     gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, **c}, recheck=find_comment)
                     result["posted"] += 1
+                    placed.add(f.fingerprint())
                     continue
                 except ApiError as e1:
                     if e1.status != 422:
@@ -343,6 +394,7 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
                                                          "body": c["body"], "subject_type": "file"},
                             recheck=find_comment)
                     result["file_level"] += 1
+                    placed.add(f.fingerprint())
                 except ApiError as e2:
                     if e2.status != 422:
                         raise
@@ -358,12 +410,13 @@ def review(gh, number: int, head_sha: str, findings: list, right: dict, log=prin
 
 # --- 4. sticky summary comment -------------------------------------------------------------
 
-def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None, graphs: str = "") -> str:
+def sticky_body(report: dict, findings: list, notes: list, who: Optional[Who] = None, graphs: str = "",
+                view: Optional[dict] = None) -> str:
     who = who or Who()
     head = who.summary_marker + "\n"
     tail = (f"\n{graphs}" if graphs else "") + "".join(f"\n{n}\n" for n in notes)
     budget = MAX_COMMENT - len(head) - len(tail) - 10
-    return head + summary_markdown(report, findings, budget, title=who.check_name) + tail
+    return head + summary_markdown(report, findings, budget, title=who.check_name, view=view) + tail
 
 
 def sticky_comment(gh, number: int, body: str, who: Optional[Who] = None) -> str:

@@ -43,7 +43,9 @@ def command(f, not_ga=()) -> str:
     from .text import _ranges
 
     ocp = f" [OCP {_ranges(f.ocp_versions, not_ga)}]" if f.ocp_versions else ""
-    return workflow_command(LEVEL.get(f.severity, "error"), f.message + ocp,
+    # against a baseline: what the base already had says so ("new" is what an annotation is by default)
+    state = f" ({f.baseline_state})" if getattr(f, "baseline_state", "") in ("unchanged", "updated") else ""
+    return workflow_command(LEVEL.get(f.severity, "error"), f.message + ocp + state,
                             {"file": f.path, "line": f.line, "col": f.column, "title": "olm-check " + f.rule})
 
 

@@ -52,14 +52,91 @@ def rule_link(rule_id: str, table: bool = False) -> str:
     return f"[{code(rule_id, table)}]({uri})" if uri else code(rule_id, table)
 
 
-def summary(report: dict, findings: list, title: str = "olm-check", limit: int = 200) -> str:
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _by_severity(findings: list) -> list:
+    return sorted(findings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 3), f.path, f.line, f.column, f.rule))
+
+
+def operator_dir(report: dict) -> str:
+    """``operators/<name>`` when every checked bundle is one operator's: finding paths are
+    shown relative to it. "" otherwise."""
+    ops = {"/".join(b["path"].split("/")[:2]) for b in report.get("bundles") or []
+           if b["path"].startswith("operators/") and b["path"].count("/") >= 2}
+    return ops.pop() if len(ops) == 1 else ""
+
+
+def where(f, base: str = "", blob: str = "") -> str:
+    """The finding's place: ``path:line`` relative to ``base`` (the operator directory) in
+    code, linked to the line at the pull request's head when ``blob`` (``.../blob/<sha>/``)."""
+    from urllib.parse import quote
+
+    shown = f.path[len(base) + 1:] if base and f.path.startswith(base + "/") else f.path
+    label = code(f"{shown}:{f.line}")
+    return f"[{label}]({blob}{quote(f.path)}#L{max(1, f.line)})" if blob else label
+
+
+def verdict(report: dict, findings: list, fail_on: str = "error", all_findings: bool = False) -> str:
+    """The first line: blocks or passes, and why (with a baseline: on the new and updated
+    findings only, unless ``all_findings``)."""
+    from ..finding import SEVERITY_RANK
+
+    bl = report.get("baseline")
+    judged = findings if (bl is None or all_findings) else [f for f in findings if f.baseline_state != "unchanged"]
+    limit = SEVERITY_RANK.get(fail_on, 99)
+    failing = [f for f in judged if fail_on != "never" and SEVERITY_RANK.get(f.severity, 0) >= limit]
+    new = "new " if bl is not None and not all_findings else ""
+    n = len(failing)
+    if failing:
+        what = (f"{n} {new}error{'s' if n != 1 else ''}" if fail_on == "error"
+                else f"{n} {new}finding{'s' if n != 1 else ''} at or above {fail_on}")
+        line = f"❌ **Blocks:** {what}"
+    elif fail_on == "never":
+        line = "✅ **Passes** (fail_on: never)"
+    else:
+        line = f"✅ **Passes:** no {new}" + ("errors" if fail_on == "error" else f"finding at or above {fail_on}")
+    if bl is not None:
+        unchanged = sum(1 for f in findings if f.baseline_state == "unchanged")
+        parts = [f"{bl['new']} new", f"{bl['updated']} updated", f"{unchanged} unchanged"]
+        if bl.get("absent"):
+            parts.append(f"{bl['absent']} fixed")
+        line += " · " + ", ".join(parts)
+    return line
+
+
+def _previous(report: dict) -> str:
+    """What unchanged findings are unchanged from: the previous bundle(s)' names."""
+    bl = report.get("baseline") or {}
+    prev = sorted({v.rsplit("/", 1)[-1] for v in (bl.get("previous") or {}).values() if v})
+    if not prev:
+        return "the base"
+    return ", ".join(prev) if len(prev) <= 3 else f"{len(prev)} previous bundles"
+
+
+def _table(rows: list, base: str, blob: str) -> list:
+    out = ["| | rule | where | message |", "|---|---|---|---|"]
+    for f in rows:
+        out.append(f"| {ICON.get(f.severity, '')} {f.severity} | {rule_link(f.rule, table=True)} | {where(f, base, blob)} "
+                   f"| {text(f.message)} |")
+    return out
+
+
+def summary(report: dict, findings: list, title: str = "olm-check", limit: int = 200, fail_on: str = "error",
+            blob: str = "", all_findings: bool = False) -> str:
+    """The summary a reviewer reads: the verdict first; the findings this change introduces
+    (new and updated, each with its fix text); those unchanged from the previous bundle,
+    collapsed; rows by severity, paths relative to the operator directory, linked to the line
+    at the head (``blob``); a per-release table only when the releases differ."""
     s = report["summary"]
     preview = report.get("ocp_not_ga") or ()
-    out = [f"## {title}", ""]
+    base = operator_dir(report)
+    out = [f"## {title}", "", verdict(report, findings, fail_on, all_findings), ""]
     if not findings:
-        out.append(f"✅ {s['bundles']} bundle(s) checked, no findings.")
+        out.append(f"{s['bundles']} bundle(s) checked, no findings.")
     else:
-        out.append(f"{s['bundles']} bundle(s) checked: **{s['errors']}** error(s), **{s['warnings']}** warning(s), **{s['info']}** info.")
+        out.append(f"{s['bundles']} bundle(s) checked: **{s['errors']}** error(s), **{s['warnings']}** warning(s), "
+                   f"**{s['info']}** info" + (f"; paths are relative to {code(base + '/', False)}." if base else "."))
     out.append("")
     if report["bundles"]:
         out.append("| bundle | CSV | label | published to OCP | installable on |")
@@ -69,21 +146,47 @@ def summary(report: dict, findings: list, title: str = "olm-check", limit: int =
                 code(b["path"]), code(b["csv"] or "?"), code(b["ocp_label"]) if b["ocp_label"] is not None else "none",
                 releases(b["ocp_versions"], preview) or "none", releases(b["ocp_installable"], preview) or "none"))
         out.append("")
-        table = per_release(report, findings)
-        if table:
+        rows = _runs(per_release(report, findings), preview)
+        if len({counts for _rels, counts in rows}) > 1:  # only when the releases differ
             out.append("| OCP release | errors | warnings |")
             out.append("|---|---|---|")
-            # consecutive releases with the same counts (and the same GA status): one row
-            for rels, (e, w) in _runs(table, preview):
+            for rels, (e, w) in rows:
                 out.append(f"| {releases(rels, preview)} | {e} | {w} |")
             out.append("")
-    if findings:
-        out.append("| | rule | where | message |")
-        out.append("|---|---|---|---|")
-        for f in findings[:limit]:
-            out.append(f"| {ICON.get(f.severity, '')} {f.severity} | {rule_link(f.rule, table=True)} | {code(f'{f.path}:{f.line}')} | {text(f.message)} |")
-        if len(findings) > limit:
-            out.append(f"\n…and {len(findings) - limit} more finding(s); see the JSON report.")
+    if not findings:
+        return "\n".join(out) + "\n"
+    ordered = _by_severity(findings)
+    shown = 0
+    if report.get("baseline") is not None:
+        introduced = [f for f in ordered if f.baseline_state != "unchanged"]
+        unchanged = [f for f in ordered if f.baseline_state == "unchanged"]
+        if introduced:
+            out.append(f"### Introduced by this pull request ({len(introduced)})")
+            out.append("")
+            for f in introduced[:limit]:
+                state = " (updated)" if f.baseline_state == "updated" else ""
+                out.append(f"- {ICON.get(f.severity, '')} **{f.severity}** {rule_link(f.rule)} {where(f, base, blob)}: "
+                           f"{text(f.message)}{state}")
+                if f.detail:
+                    out.append(f"  <br>{text(f.detail)}")
+                if f.fix is not None and f.fix.description:
+                    out.append(f"  <br>Fix (line {f.fix.line}): {text(f.fix.description)}")
+            shown = min(len(introduced), limit)
+            out.append("")
+        if unchanged and shown < limit:
+            rest = unchanged[:limit - shown]
+            out.append(f"<details><summary>{len(unchanged)} unchanged from {text(_previous(report))} "
+                       "(the catalog accepted them; they do not fail this run)</summary>")
+            out.append("")
+            out += _table(rest, base, blob)
+            out.append("")
+            out.append("</details>")
+            shown += len(rest)
+    else:
+        out += _table(ordered[:limit], base, blob)
+        shown = min(len(ordered), limit)
+    if len(findings) > shown:
+        out.append(f"\n…and {len(findings) - shown} more finding(s); see the JSON report.")
     return "\n".join(out) + "\n"
 
 

@@ -51,6 +51,8 @@ def render(report, findings, rules) -> str:
             }],
             "partialFingerprints": {"olmCheckFinding/v1": f.fingerprint()},
         }
+        if getattr(f, "baseline_state", ""):  # against a base (checker/baseline.py): new, unchanged, updated
+            res["baselineState"] = f.baseline_state
         props = {}
         if f.ocp_versions:
             props["ocpVersions"] = list(f.ocp_versions)

@@ -130,6 +130,10 @@ def render(report, findings, rules, style: Optional[Style] = None) -> str:
         lines += _wrap(bundle_line(b, style, preview), style.width, "    ") if style.form == "full" else [bundle_line(b, style, preview)]
     s = report["summary"]
     lines.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
+    bl = report.get("baseline")
+    if bl:  # --baseline / --changed-since / a pull request: against what, and how many each
+        lines.append(f"against {bl['ref'][:12]}: {bl['new']} new, {bl['updated']} updated, {bl['unchanged']} unchanged "
+                     f"(only new and updated findings fail the run), {bl['absent']} fixed")
     return "\n".join(lines) + "\n"
 
 
@@ -220,10 +224,11 @@ def finding_line(f, style: Style = PLAIN, preview=()) -> str:
     are left out of the line when the message names them already (``--explain`` prints them)."""
     ocp = f" [OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions and not _named(f) else ""
     where = f"{style.path(f.path)}:{f.line}:{f.column}:"
+    state = f" ({getattr(f, 'baseline_state', '')})" if getattr(f, "baseline_state", "") else ""  # a baseline's state
     if not style.colour:
-        return f"{where} {f.severity} {f.rule} {f.message}{ocp}"
+        return f"{where} {f.severity} {f.rule} {f.message}{ocp}{state}"
     sev = style.paint(f.severity, SEVERITY_COLOUR.get(f.severity, BOLD))
-    return f"{style.paint(where, BOLD)} {sev} {style.paint(f.rule, DIM)} {f.message}{style.paint(ocp, DIM)}"
+    return f"{style.paint(where, BOLD)} {sev} {style.paint(f.rule, DIM)} {f.message}{style.paint(ocp + state, DIM)}"
 
 
 def explain_lines(f, style: Style = PLAIN, indent: str = "    ") -> list:

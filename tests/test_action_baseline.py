@@ -1,0 +1,228 @@
+"""Baseline states (checker/baseline.py): every finding of a change is new, unchanged or
+updated against the base, and only new and updated findings fail the run. Real git
+repositories in a temporary directory, the CLI as users run it, and the Action against the
+fake GitHub."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+from fakegithub.plugin import fake_github_fixture  # noqa: F401  (fixture fake_github)
+from test_action_e2e import FIX, git, run_action, sync_pull
+
+from checker.baseline import NEW, UNCHANGED, UPDATED, classify, key
+from checker.finding import Finding
+
+OP = "operators/example-operator"
+OLD_CSV = f"{OP}/1.0.0/manifests/example-operator.clusterserviceversion.yaml"
+SCHEMA = json.loads((Path(__file__).parent / "schemas" / "report.schema.json").read_text())
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def _skip_range(path: Path, value: str) -> None:
+    _edit(path, "  annotations:\n", f"  annotations:\n    olm.skipRange: '{value}'\n")
+
+
+def _base_repo(tmp_path: Path) -> Path:
+    """The fixture catalog with an error in 1.0.0 (a skipRange OLM cannot parse), committed
+    on main, and a branch to change it on."""
+    ws = tmp_path / "ws"
+    shutil.copytree(FIX / "catalog-base", ws)
+    _skip_range(ws / OLD_CSV, "<v1.0.0")
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "base")
+    git(ws, "checkout", "-q", "-b", "feature")
+    return ws
+
+
+def _next_bundle(ws: Path, version: str = "1.1.0", skip: str = "<v1.1.0", extra=None) -> str:
+    """1.1.0: 1.0.0 copied, renamed, replacing it, with the same malformed skipRange."""
+    new = ws / OP / version
+    shutil.copytree(ws / OP / "1.0.0", new)
+    csv = new / "manifests" / "example-operator.clusterserviceversion.yaml"
+    text = csv.read_text().replace("example-operator.v1.0.0", f"example-operator.v{version}", 1)
+    text = text.replace("  version: 1.0.0\n", f"  version: {version}\n  replaces: example-operator.v1.0.0\n", 1)
+    text = text.replace("'<v1.0.0'", f"'{skip}'", 1)
+    csv.write_text(text)
+    if extra is not None:
+        extra(csv)
+    return f"{OP}/{version}"
+
+
+def _commit(ws: Path, message: str = "change") -> str:
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", message)
+    return git(ws, "rev-parse", "HEAD")
+
+
+def _json(*args, cwd) -> tuple:
+    p = run_cli("check", *args, "--format", "json", "--progress", "never", cwd=str(cwd))
+    assert p.returncode in (0, 1), p.stderr
+    assert "Traceback" not in p.stderr
+    rep = json.loads(p.stdout)
+    from jsonschema import Draft202012Validator
+
+    errors = [e.message for e in Draft202012Validator(SCHEMA).iter_errors(rep)]
+    assert errors == [], errors
+    return p.returncode, rep
+
+
+def _states(rep) -> list:
+    return sorted((f["baseline_state"], f["rule"]) for f in rep["findings"] if f["severity"] != "info")
+
+
+# --- the matching itself -------------------------------------------------------------------
+
+def _f(rule, path, message):
+    return Finding(rule, message, path, severity="error")
+
+
+def test_versions_and_bundle_paths_are_normalised():
+    a = key("skip-range", "operators/p/1.19.1/manifests/p.v1.19.1.clusterserviceversion.yaml",
+            "olm.skipRange '<v1.19.1' is not a range (see operators/p/1.19.1)", ("operators/p/1.19.1",))
+    b = key("skip-range", "operators/p/1.19.0/manifests/p.v1.19.0.clusterserviceversion.yaml",
+            "olm.skipRange '<v1.19.0' is not a range (see operators/p/1.19.0)", ("operators/p/1.19.0",))
+    assert a == b
+    # prereleases and build metadata are versions too; an OpenShift release (two parts) is not
+    assert key("r", "x", "1.30.0-nightly-2025-11-27 replaces 1.29.0+b1")[2] == "<version> replaces <version>"
+    assert key("r", "x", "published to 4.16")[2] == "published to 4.16"
+    assert key("r", "x", "first at line 12")[2] == key("r", "x", "first at line 40")[2]
+    assert key("r", "x", "a") != key("q", "x", "a") and key("r", "x", "a") != key("r", "y", "a")
+
+
+def test_classify_unchanged_updated_new_and_counts():
+    base = [_f("skip-range", "b/c.yaml", "olm.skipRange '<v1.0.0' bad"),
+            _f("dup", "b/c.yaml", "key 'x' repeated"),
+            _f("dup", "b/c.yaml", "key 'z' repeated"),
+            _f("gone", "b/c.yaml", "fixed by the change")]
+    head = [_f("dup", "h/c.yaml", "key 'y' repeated"),           # the same problem, other values
+            _f("skip-range", "h/c.yaml", "olm.skipRange '<v1.1.0' bad"),
+            _f("skip-range", "h/c.yaml", "olm.skipRange '<v1.1.0' bad"),  # a second one is new
+            _f("dup", "h/c.yaml", "key 'x' repeated")]            # exact: unchanged, before any updated
+    counts, absent = classify(head, base, lambda f: ("h",), lambda f: ("b",))
+    assert [f.baseline_state for f in head] == [UPDATED, UNCHANGED, NEW, UNCHANGED]
+    assert counts == {NEW: 1, UNCHANGED: 2, UPDATED: 1} and absent == 1
+    # a directory is replaced as a whole path only ('b' of 'bad' stays)
+    assert key("r", "b/c.yaml", "bad b", ("b",)) == ("r", "<bundle>/c.yaml", "bad <bundle>")
+
+
+# --- the CLI ---------------------------------------------------------------------------------
+
+def test_a_new_bundle_is_compared_with_the_one_it_replaces(tmp_path):
+    ws = _base_repo(tmp_path)
+    new = _next_bundle(ws)
+    _commit(ws)
+    rc, rep = _json("--changed-since", "main", ".", cwd=ws)
+    assert rc == 0, rep["findings"]  # the malformed skipRange was in 1.0.0: inherited, not failing
+    assert _states(rep) == [(UNCHANGED, "skip-range")]
+    assert rep["baseline"]["previous"] == {new: f"{OP}/1.0.0"}
+    assert rep["baseline"]["ref"] == git(ws, "rev-parse", "main")
+    assert rep["baseline"]["new"] + rep["baseline"]["updated"] + rep["baseline"]["unchanged"] == len(rep["findings"])
+    # text and SARIF say it too
+    p = run_cli("check", "--changed-since", "main", ".", cwd=str(ws))
+    assert p.returncode == 0 and "skip-range" in p.stdout and "(unchanged)" in p.stdout
+    assert "new, 0 updated, " in p.stdout and "unchanged" in p.stdout.splitlines()[-1]
+    s = json.loads(run_cli("check", "--changed-since", "main", ".", "--format", "sarif", cwd=str(ws)).stdout)
+    assert {r["ruleId"]: r["baselineState"] for r in s["runs"][0]["results"]}["skip-range"] == UNCHANGED
+    # --fail-on-unchanged: every finding fails the run again
+    p = run_cli("check", "--changed-since", "main", ".", "--fail-on-unchanged", cwd=str(ws))
+    assert p.returncode == 1, p.stdout
+
+
+def test_a_new_problem_is_new_and_fails(tmp_path):
+    ws = _base_repo(tmp_path)
+    _next_bundle(ws, extra=lambda csv: _edit(csv, "    capabilities: Basic Install\n",
+                                             "    capabilities: Basic Install\n    capabilities: Seamless Upgrades\n"))
+    _commit(ws)
+    rc, rep = _json("--changed-since", "main", ".", cwd=ws)
+    assert rc == 1
+    states = _states(rep)
+    assert (UNCHANGED, "skip-range") in states and (NEW, "yaml-duplicate-key") in states, states
+
+
+def test_the_next_lower_version_without_replaces(tmp_path):
+    """No spec.replaces (semver mode): the next lower bundle directory; 0.9.0 and 2.0.0 are not it."""
+    ws = _base_repo(tmp_path)
+    shutil.copytree(ws / OP / "1.0.0", ws / OP / "0.9.0")
+    _commit(ws, "more bundles")
+    git(ws, "checkout", "-q", "-B", "main")
+    git(ws, "checkout", "-q", "-b", "next")
+    new = _next_bundle(ws, "1.2.0", extra=lambda csv: _edit(csv, "  replaces: example-operator.v1.0.0\n", ""))
+    _commit(ws)
+    rc, rep = _json("--changed-since", "main", ".", cwd=ws)
+    assert rep["baseline"]["previous"][new] == f"{OP}/1.0.0"
+    assert rc == 0 and (UNCHANGED, "skip-range") in _states(rep)
+
+
+def test_an_edited_bundle_is_compared_with_itself(tmp_path):
+    ws = _base_repo(tmp_path)
+    _edit(ws / OLD_CSV, "'<v1.0.0'", "'<=v1.0.0'")  # still malformed, differently: updated
+    _commit(ws)
+    rc, rep = _json("--changed-since", "main", ".", cwd=ws)
+    assert rep["baseline"]["previous"] == {f"{OP}/1.0.0": f"{OP}/1.0.0"}
+    assert (UPDATED, "skip-range") in _states(rep) and rc == 1
+
+
+def test_a_renamed_bundle_is_compared_with_its_old_directory(tmp_path):
+    ws = _base_repo(tmp_path)
+    git(ws, "mv", f"{OP}/1.0.0", f"{OP}/1.0.1")
+    _edit(ws / OP / "1.0.1" / "manifests" / "example-operator.clusterserviceversion.yaml",
+          "    description: Manages example widgets.\n", "    description: Manages example widgets well.\n")
+    _commit(ws)
+    rc, rep = _json("--changed-since", "main", ".", cwd=ws)
+    assert rep["baseline"]["previous"] == {f"{OP}/1.0.1": f"{OP}/1.0.0"}
+    # the inherited skipRange is unchanged; what the rename itself breaks is new (1.0.1 holds
+    # version 1.0.0; a released bundle is renamed)
+    states = _states(rep)
+    assert (UNCHANGED, "skip-range") in states and (NEW, "csv-version-directory") in states and rc == 1, states
+
+
+def test_a_new_operator_has_no_previous_bundle(tmp_path):
+    ws = _base_repo(tmp_path)
+    shutil.copytree(ws / OP, ws / "operators" / "other-operator")
+    _commit(ws)
+    rc, rep = _json("--changed-since", "main", "operators/other-operator", cwd=ws)
+    assert rep["baseline"]["previous"] == {"operators/other-operator/1.0.0": None}
+    assert {f["baseline_state"] for f in rep["findings"]} == {NEW} and rc == 1
+
+
+def test_baseline_ref_for_any_run_and_a_bad_ref(tmp_path):
+    ws = _base_repo(tmp_path)
+    _next_bundle(ws)
+    _commit(ws)
+    rc, rep = _json("--baseline", "main", ".", cwd=ws)  # the whole tree: 1.0.0 against itself, 1.1.0 against 1.0.0
+    assert rc == 0 and {f["baseline_state"] for f in rep["findings"]} == {UNCHANGED}, _states(rep)
+    p = run_cli("check", "--baseline", "no-such-ref", ".", cwd=str(ws))
+    assert p.returncode == 2 and "--baseline no-such-ref" in p.stderr and "Traceback" not in p.stderr
+    plain = tmp_path / "plain"  # not a git work tree
+    shutil.copytree(FIX / "catalog-base", plain)
+    p = run_cli("check", "--baseline", "main", ".", cwd=str(plain))
+    assert p.returncode == 2 and "--baseline main" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+# --- the Action ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fail_on_unchanged,rc,conclusion", [("false", 0, "neutral"), ("true", 1, "failure")])
+def test_the_action_fails_only_on_what_the_pull_request_brings(fake_github, tmp_path, fail_on_unchanged, rc,
+                                                               conclusion):
+    fake = fake_github
+    ws = _base_repo(tmp_path)
+    base = git(ws, "rev-parse", "main")
+    _next_bundle(ws)
+    head = _commit(ws)
+    sync_pull(fake, ws, base, head)
+    res = run_action(fake, tmp_path, ws, "run", inputs={"INPUT_FAIL_ON_UNCHANGED": fail_on_unchanged})
+    assert res["rc"] == rc, res["stderr"]
+    assert fake.violations == []
+    assert {f["baseline_state"] for f in res["report"]["findings"]} == {UNCHANGED}
+    assert fake.check_runs_for(head, "olm-check")[0].conclusion == conclusion
