@@ -171,10 +171,12 @@ def _full_lines(f, at: str, w_where: int, w_sev: int, style: Style, preview) -> 
     ocp = f"[OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions and not _named(f) else ""
     head = f"  {at:<{w_where}}  {f.severity:<{w_sev}}  "
     indent = " " * len(head)
-    tokens = [(w, " ") for w in f.message.split(" ") if w] + [(f.rule, "  ")] + ([(ocp, " ")] if ocp else [])
+    state = f"({f.baseline_state})" if getattr(f, "baseline_state", "") else ""  # against a baseline: new, unchanged, updated
+    tail = [x for x in (ocp, state) if x]
+    tokens = [(w, " ") for w in f.message.split(" ") if w] + [(f.rule, "  ")] + [(x, " ") for x in tail]
     if style.colour:
-        dim = {f.rule, ocp}
-        tokens = [(style.paint(w, DIM) if i >= len(tokens) - (2 if ocp else 1) and w in dim else w, sep)
+        dim = {f.rule, *tail}
+        tokens = [(style.paint(w, DIM) if i >= len(tokens) - 1 - len(tail) and w in dim else w, sep)
                   for i, (w, sep) in enumerate(tokens)]
         sev = style.paint(f.severity, SEVERITY_COLOUR.get(f.severity, BOLD)) + " " * (w_sev - len(f.severity))
         shown_head = f"  {style.paint(at, DIM)}{' ' * (w_where - len(at))}  {sev}  "
