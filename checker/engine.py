@@ -215,6 +215,7 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
     seen = set()
     findings = list(findings)
     live = ctx.live()
+    fbc = {x.operator for x in (ctx.repo.facts if ctx.repo is not None else ()) if getattr(x, "fbc", False)}
     for f in findings:
         rule = RULES.get(f.rule)
         if rule is not None:
@@ -227,7 +228,7 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
             if override is not None:
                 f.severity = override
             else:
-                sev = _judge(f, rule, ctx, live)
+                sev = _judge(f, rule, ctx, live, fbc)
                 if sev is None:
                     continue
                 f.severity = sev
@@ -262,7 +263,7 @@ _NOTES = {
 }
 
 
-def _judge(f: Finding, rule, ctx: Context, live) -> Optional[str]:
+def _judge(f: Finding, rule, ctx: Context, live, fbc=frozenset()) -> Optional[str]:
     """The severity of ``f`` for the run's target (``ctx.profile``), from the gates' data
     (``checker.gates``): an error exactly where a gate on the target's route refuses its kind;
     None when the target does not report it. A rule without gate data keeps its documented
@@ -277,8 +278,9 @@ def _judge(f: Finding, rule, ctx: Context, live) -> Optional[str]:
     explicit = f.severity if f.severity in ("warning", "info") else None
     if explicit is not None and not f.kind:
         return explicit
-    v = gates.judge(rule.id, f.kind, ctx.profile, gates.operator_of(f.path), f.ocp_versions, ctx.catalog, live,
-                    pinned=bool(ctx.target))
+    op = gates.operator_of(f.path)
+    v = gates.judge(rule.id, f.kind, ctx.profile, op, f.ocp_versions, ctx.catalog, live,
+                    pinned=bool(ctx.target), fbc=op in fbc)
     if v is None:
         return rule.severity if rule.severity != "error" else "warning"
     if v.gate is not None:

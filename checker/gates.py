@@ -40,6 +40,7 @@ class Gate:
     release_bound: bool = False  # it acts on a cluster of one release (the API server, OLM)
     warns: bool = False  # it only warns
     documents: bool = False  # documentation a target asks authors to follow (a warning there)
+    skip_fbc: bool = False  # the pipeline skips it for operators with file-based catalogs (@skip_fbc)
 
     def title(self) -> str:
         if self.suite:
@@ -100,7 +101,7 @@ def tables() -> Tables:
                           source=str(g.get("source") or ""), suite=g.get("suite"), since=g.get("since"),
                           targets=tuple(g["targets"]) if g.get("targets") else None,
                           release_bound=bool(g.get("release_bound")), warns=bool(g.get("warns")),
-                          documents=bool(g.get("documents")))
+                          documents=bool(g.get("documents")), skip_fbc=bool(g.get("skip_fbc")))
     targets = {}
     for tid, t in raw["targets"].items():
         targets[tid] = Target(id=tid, title=str(t.get("title") or tid), suites=tuple(t.get("suites") or ()),
@@ -126,10 +127,11 @@ def _otherwise(o, rid, kid):
     return dict(o) if isinstance(o, dict) else o
 
 
-def on_route(gate: Gate, target: str) -> bool:
-    """Is ``gate`` on the route of a bundle submitted to ``target``?"""
+def on_route(gate: Gate, target: str, fbc: bool = False) -> bool:
+    """Is ``gate`` on the route of a bundle submitted to ``target`` (``fbc``: by an operator
+    with file-based catalogs, for which the pipeline skips its @skip_fbc checks)?"""
     t = tables().targets.get(target)
-    if t is None:
+    if t is None or (fbc and gate.skip_fbc):
         return False
     if gate.suite is not None:
         return gate.suite in t.suites and (gate.targets is None or target in gate.targets)
@@ -261,7 +263,8 @@ def kind_of(rule_id: str, kind: str) -> Optional[Kind]:
 
 
 def judge(rule_id: str, kind: str, target: str, operator: Optional[str] = None, releases=(),
-          catalog: Optional[Catalog] = None, live: Optional[set] = None, pinned: bool = False) -> Optional[Verdict]:
+          catalog: Optional[Catalog] = None, live: Optional[set] = None, pinned: bool = False,
+          fbc: bool = False) -> Optional[Verdict]:
     """The verdict on a finding of ``rule_id``/``kind`` for ``target``; None when the data has
     no entry for the rule (the rule's documented severity stands). ``releases``: the finding's
     OpenShift releases; ``live``: the releases the target still builds; ``pinned``: the run
@@ -270,7 +273,7 @@ def judge(rule_id: str, kind: str, target: str, operator: Optional[str] = None, 
     if k is None:
         return None
     g = tables().gates
-    refusing = [g[x] for x in k.refused_by if x in g and on_route(g[x], target) and not g[x].warns and not g[x].documents]
+    refusing = [g[x] for x in k.refused_by if x in g and on_route(g[x], target, fbc) and not g[x].warns and not g[x].documents]
     waived = [x for x in refusing if catalog is not None and catalog.waived(x.id, operator)]
     active = [x for x in refusing if x not in waived]
     if active:
@@ -281,7 +284,8 @@ def judge(rule_id: str, kind: str, target: str, operator: Optional[str] = None, 
         if rel and live is not None and not pinned and not (set(rel) & live):
             return Verdict("info", active[0], "end-of-life")
         return Verdict("error", active[0])
-    warning = [g[x] for x in k.refused_by + k.warned_by if x in g and on_route(g[x], target) and (x in k.warned_by or g[x].warns or g[x].documents)]
+    warning = [g[x] for x in k.refused_by + k.warned_by if x in g and on_route(g[x], target, fbc)
+               and (x in k.warned_by or g[x].warns or g[x].documents)]
     if warning:
         return Verdict("warning", warning[0])
     sev = k.otherwise_in(target)

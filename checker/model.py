@@ -372,3 +372,6 @@ class BundleFacts:
     package_pos: Optional[Pos] = None  # the package annotation's value
     label_range: Optional[tuple] = None  # valid label: (lower, upper or None) as (major, minor) tuples
     default_channel_pos: Optional[Pos] = None  # the default channel annotation's value
+    # its operator's file-based catalogs decide publication (ci.yaml fbc.enabled): the catalog
+    # pipelines skip their @skip_fbc checks for it (``checker.gates``)
+    fbc: bool = False

@@ -74,6 +74,9 @@ def test_judge_follows_the_route_waivers_and_end_of_life():
     # a gate that is not release-bound refuses whatever the releases (community's check_api_version_constraints)
     assert j("min-kube-version-range", "", "community", releases=["4.8"], live=live).severity == "error"
     assert j("min-kube-version-range", "", "certified", releases=["4.8"], live=live).severity == "info"
+    # the pipeline skips its @skip_fbc checks for an operator with file-based catalogs
+    assert j("min-kube-version-range", "", "community", releases=["4.8"], live=live, fbc=True).severity == "info"
+    assert j("min-kube-version-range", "", "community", releases=["4.16"], live=live | {"4.16"}, fbc=True).severity == "error"
 
 
 def test_live_releases_come_from_the_catalogs_directory_and_include_releases_to_come():

@@ -263,7 +263,7 @@ def label_rules(bundle: Bundle, ctx):
             yield finding("ocp-versions-missing", af, bundle.annotations,
                           f"no {LABEL_KEY}, so it is published to OpenShift {_rels(catalogs)}, but {' and '.join(why)} "
                           f"{'exclude' if len(why) > 1 else 'excludes'} {_rels(excluded)}",
-                          kind="kube" if by_kube else ("ci" if ci_refuses else ""), ocp=excluded,
+                          kind=("kube" if ci_refuses else "kube-olm") if by_kube else ("ci" if ci_refuses else ""), ocp=excluded,
                           detail=f"Without the label the bundle goes to the catalogs of every OpenShift release, but {' and '.join(why)} "
                           f"{consequence}. Add the range it supports, e.g. {LABEL_KEY}: \"{example}\".{ci_note}")
         else:
