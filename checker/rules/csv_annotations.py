@@ -602,15 +602,7 @@ def _same_image(ref: str) -> str:
 
 @rule("disconnected-requirements", "warning",
       "Disconnected support is claimed, but a RELATED_IMAGE_* operand image is not in relatedImages, relatedImages is empty, or an image is referenced by tag",
-      category="csv", mixed=True, refused_by=[
-          refusal("opm", "opm puts only spec.relatedImages and the install deployments' container and init container images "
-                  "into the catalog's list of a bundle's images, which is what oc-mirror and 'oc adm catalog mirror' copy: a "
-                  "RELATED_IMAGE_* operand image missing from a non-empty relatedImages is never mirrored, so a disconnected "
-                  "cluster cannot pull it (error in every profile)", OPM_RELATED_IMAGES),
-          refusal("certification", "Red Hat's certification pipeline (digest-pinning task, enforced for certified "
-                  "operators) fails a bundle with an image referenced by tag, or whose relatedImages is missing or lists "
-                  "fewer images than the CSV references (error in the certified profile)", ISV_DIGEST_PINNING),
-      ])
+      category="csv", mixed=True)
 def disconnected_requirements(bundle: Bundle, ctx):
     """
     What: when the CSV claims disconnected support
@@ -620,13 +612,15 @@ def disconnected_requirements(bundle: Bundle, ctx):
 
     - a `RELATED_IMAGE_*` environment value (an operand image the operator starts) that a
       non-empty `spec.relatedImages` does not list, and that is not a deployment's container
-      image either, is an **error** in every profile; when it pulls a tag of a repository
-      that relatedImages lists only by digest, the finding gives that digest to pin the
-      environment value to;
+      image either; when it pulls a tag of a repository that relatedImages lists only by
+      digest, the finding gives that digest to pin the environment value to;
     - an empty `spec.relatedImages`, a deployment container image missing from a non-empty
       one, and every image referenced by tag rather than digest (in the containers, in
-      `RELATED_IMAGE_*` values, in relatedImages) are **warnings** (errors in the `certified`
-      profile).
+      `RELATED_IMAGE_*` values, in relatedImages).
+
+    All are **warnings** for every target: no gate refuses them, and OLM's install succeeds
+    (OLM reads relatedImages for nothing); what breaks is the operand's image pull, later, on
+    a disconnected cluster.
 
     Why: opm builds a bundle's image list in the catalog from `spec.relatedImages` plus the
     install deployments' container and init container images (operator-registry
@@ -636,8 +630,9 @@ def disconnected_requirements(bundle: Bundle, ctx):
     own images are mirrored even when relatedImages omits them. Red Hat's restricted-network
     guidance asks for digests: ImageDigestMirrorSet and ImageContentSourcePolicy redirect only
     pulls by digest; since OpenShift 4.13 an ImageTagMirrorSet can mirror tags too, so nothing
-    refuses a tag in the community catalog. Red Hat's certification pipeline (digest-pinning
-    task) does fail unpinned images and an incomplete relatedImages: errors in `certified`.
+    refuses a tag in the community catalog. Red Hat's certified pipelines pin tags themselves
+    (the hosted pipeline's digest-pinning task; verify-pinned-digest, which fails unpinned
+    images, runs only in the partners' own CI pipeline, operator-ci-pipeline.yml).
 
     Fix: list every image the operator runs or starts under spec.relatedImages, pinned by
     digest; or set the annotation to "false".
