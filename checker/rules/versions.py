@@ -159,14 +159,23 @@ define("ocp-versions-unknown", "warning", "The range names OpenShift releases ol
           - {ocp: "5.1", kube: "1.37", ga: false}
     """)
 
-define("ocp-versions-closed-range", "info", "The range ends before the newest OpenShift release", category=CAT, explanation="""
+define("ocp-versions-closed-range", "info", "The range ends before the newest OpenShift release, or names no release still built",
+       category=CAT, refused_by=[
+           refusal("catalog-ci", "the pipeline's release lookup keeps the label's releases that are still supported and "
+                   "fails the pull request when none is (\"No supported indices found\")", CI_INDICES),
+       ], explanation="""
     What: the label has an upper bound (`v4.12-v4.16`, `=v4.14`) below the newest GA release.
 
     Why: the bundle silently disappears from the catalogs of newer releases; users there do
     not see this version. That may be what you want (the next version takes over) — this is
     a reminder, not a problem.
 
-    Fix: nothing, or open the range (`v4.12`) when the bundle works on newer releases too.
+    A label that names only releases whose catalogs are no longer built (kind `unpublished`)
+    publishes the bundle nowhere, and the catalog pipelines refuse it: their release lookup
+    (`ocp_version_info`) fails with "No supported indices found".
+
+    Fix: nothing, or open the range (`v4.12`) when the bundle works on newer releases too;
+    a label that reaches no supported release must name one.
     """)
 
 
@@ -201,7 +210,17 @@ def label_rules(bundle: Bundle, ctx):
                               f"(it ends at {table.newest.label()})",
                               detail="Releases beyond the table are not checked. Update olm-check, or add the release under "
                               f"ocp_releases in .olm-check.yaml, e.g. {{ocp: \"{unknown[-1]}\", kube: \"1.xx\", ga: false}}.")
-            if lr.upper is not None and lr.upper < table.newest_ga.key and lr.upper >= table.first.key and not fbc \
+            live = ctx.live() if not fbc and not vi.explicit_target else None
+            if live is not None and vi.ocp_versions and not (set(vi.ocp_versions) & live):
+                # the pipeline's release lookup keeps only supported releases and fails without one
+                # (operator-pipelines operatorcert/__init__.py ocp_version_info: "No supported indices found")
+                yield finding("ocp-versions-closed-range", af, node,
+                              f"{LABEL_KEY} '{clip(lr.raw)}' names only OpenShift {_rels(vi.ocp_versions)}, whose catalogs are no "
+                              "longer built: the bundle is published nowhere", kind="unpublished", ocp=vi.ocp_versions,
+                              detail="The catalog pipeline publishes a bundle to the releases of its label that are still "
+                              "supported, and fails the pull request when none is (\"No supported indices found\"). Name a "
+                              f"supported release, e.g. 'v{min(live, key=vkey)}'.")
+            elif lr.upper is not None and lr.upper < table.newest_ga.key and lr.upper >= table.first.key and not fbc \
                     and not vi.explicit_target:
                 after = [r for r in table.releases if r.key > lr.upper and r.ga]
                 yield finding("ocp-versions-closed-range", af, node,

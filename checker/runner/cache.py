@@ -446,7 +446,8 @@ class Cache:
             reader = repo.reader
             parts = [f"schema={SCHEMA}", code_digest(), ctx.config.signature(), ctx.ocp.signature(),
                      ctx.profile, repr(ctx.target), getattr(reader, "root", ""), getattr(reader, "display_base", ""),
-                     repr(getattr(reader, "extra_roots", ())), repr(repo.is_catalog_repo)]
+                     repr(getattr(reader, "extra_roots", ())), repr(repo.is_catalog_repo),
+                     repr(sorted(ctx.live() or ()))]  # the releases the target still builds (label rules read them)
             self._run_sig = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
         return self._run_sig
 
