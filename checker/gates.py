@@ -225,19 +225,18 @@ def _key(v: str) -> tuple:
 
 
 def live_releases(target: str, catalog: Optional[Catalog], known: list) -> Optional[set]:
-    """The releases whose catalogs ``target`` still builds, or will: from the oldest of the
-    catalog repository's own ``catalogs/`` releases on, else from the target's ``live_from``
-    on (of ``known``); None when the target has no OpenShift releases."""
+    """The releases whose catalogs ``target`` still builds, or will: from the target's
+    ``live_from`` on (of ``known``), and the catalog repository's own ``catalogs/`` releases;
+    None when the target has no OpenShift releases."""
     t = tables().targets.get(target)
-    if t is None or not t.openshift:
+    if t is None or not t.openshift or not t.live_from:
         return None
-    if catalog is not None and catalog.live:
-        lo = min(_key(v) for v in catalog.live)  # releases after its newest catalog are still to come
-        return {v for v in known if _key(v) >= lo} | set(catalog.live)
-    if not t.live_from:
-        return None
+    # a catalog repository's catalogs/vX.Y directories are its file-based catalogs, which exist
+    # only for the releases since its operators moved to them (redhat-marketplace-operators:
+    # v4.17 and up, while its index images are built from 4.12): they add releases, never
+    # take older ones away
     lo = _key(t.live_from)
-    return {v for v in known if _key(v) >= lo}
+    return {v for v in known if _key(v) >= lo} | set(catalog.live if catalog is not None and catalog.live else ())
 
 
 _OPERATOR = re.compile(r"(?:^|/)operators/([^/]+)/")

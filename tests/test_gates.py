@@ -81,8 +81,10 @@ def test_judge_follows_the_route_waivers_and_end_of_life():
 
 def test_live_releases_come_from_the_catalogs_directory_and_include_releases_to_come():
     known = ["4.10", "4.11", "4.12", "4.13", "4.14", "4.23"]
-    cat = gates.Catalog(live=("4.12", "4.13"))
-    assert gates.live_releases("community", cat, known) == {"4.12", "4.13", "4.14", "4.23"}
+    # a repository's file-based catalogs start where its operators moved to them: they never
+    # make older releases end-of-life (redhat-marketplace-operators: catalogs/v4.17 and up)
+    cat = gates.Catalog(live=("4.17",))
+    assert gates.live_releases("community", cat, known) == {"4.12", "4.13", "4.14", "4.17", "4.23"}
     assert gates.live_releases("certified", None, known) == {"4.12", "4.13", "4.14", "4.23"}
     assert gates.live_releases("operatorhub", cat, known) is None
 
@@ -102,44 +104,61 @@ def _by_rule(data, rule):
 
 
 def test_config_yaml_organization_chooses_the_target_and_its_waivers_apply(tree):
+    # alpha-op 0.3.0 without the support annotation: Red Hat's certification documentation lists
+    # it (a warning for the certified targets), nothing else reads it (not reported for community)
+    csv = tree / "operators" / "alpha-op" / "0.3.0" / "manifests" / "alpha-op.clusterserviceversion.yaml"
+    csv.write_text(csv.read_text().replace("    support: Example Inc.\n", ""))
+
+    def certification(data):
+        return [x["severity"] for x in _by_rule(data, "csv-required-fields") if x["kind"] == "certification"]
+
     _, data = run_json("check", ".", cwd=str(tree))
     (f,) = _by_rule(data, "csv-version-directory")
     assert f["severity"] == "error" and f["gate"]["id"] == "check_operator_version_directory_name"
     assert "since 2026-01-12" in f["detail"]
-    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"error"}  # community's own check
-    # the certified catalog: its organization picks the certified target, whose pipelines do not run
-    # community's check_api_version_constraints (OLM alone refuses, on end-of-life releases only: info)
+    assert certification(data) == []
+    # the certified catalog: its organization picks the certified target; its waiver applies
     (tree / "config.yaml").write_text("organization: certified-operators\n"
                                       "tests:\n  - name: check_operator_version_directory_name\n"
                                       "    ignore_operators: ['^gamma-']\n")
     _, data = run_json("check", ".", cwd=str(tree))
-    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"info"}
+    assert certification(data) == ["warning"]
     (f,) = _by_rule(data, "csv-version-directory")
     assert f["severity"] == "warning" and "waives check_operator_version_directory_name" in f["detail"]
     # --profile wins over the catalog's word
     _, data = run_json("check", ".", "--profile", "community", cwd=str(tree))
-    assert not any(x["kind"] == "certification" for x in _by_rule(data, "csv-required-fields"))
+    assert certification(data) == []
+    (f,) = _by_rule(data, "csv-version-directory")
+    assert f["severity"] == "warning"  # the waiver is the catalog's, whatever the target
 
 
 def test_a_finding_on_releases_the_catalog_no_longer_builds_is_info(tree):
-    # beta-op's minKubeVersion 1.27 is above 4.12-4.13's Kubernetes; community's check refuses it anyway
+    # beta-op 1.0.0: label v4.10-v4.13, minKubeVersion 1.25 (OpenShift 4.12): above 4.10-4.11's Kubernetes
+    ann = tree / "operators" / "beta-op" / "1.0.0" / "metadata" / "annotations.yaml"
+    ann.write_text(ann.read_text().replace('"v4.12-v4.13"', '"v4.10-v4.13"'))
+    for v in ("1.0.0", "1.1.0", "1.2.0"):
+        csv = tree / "operators" / "beta-op" / v / "manifests" / "beta-op.clusterserviceversion.yaml"
+        csv.write_text(csv.read_text().replace("minKubeVersion: 1.27.0", "minKubeVersion: 1.25.0"))
+    # community's check refuses it anyway
     _, data = run_json("check", "operators/beta-op", cwd=str(tree))
     assert {f["severity"] for f in _by_rule(data, "min-kube-version-range")} == {"error"}
-    # the certified pipelines do not run that check: OLM leaves the CSV Pending on 4.12-4.13 only, whose
-    # catalogs this repository no longer builds (catalogs/ starts at v4.15)
+    # the certified pipelines do not run that check: OLM leaves the CSV Pending on 4.10-4.11 only, whose
+    # catalogs are no longer built (the certified catalogs start at 4.12)
     _, data = run_json("check", "operators/beta-op", "--profile", "certified", cwd=str(tree))
     fs = _by_rule(data, "min-kube-version-range")
     assert fs and {f["severity"] for f in fs} == {"info"}
     assert all("no longer built" in f["detail"] for f in fs)
     # asked about those releases (--ocp), they are live for the run
-    _, data = run_json("check", "operators/beta-op", "--profile", "certified", "--ocp", "4.12", cwd=str(tree))
+    _, data = run_json("check", "operators/beta-op", "--profile", "certified", "--ocp", "4.10", cwd=str(tree))
     assert {f["severity"] for f in _by_rule(data, "min-kube-version-range")} == {"error"}
 
 
 def test_marketplace_is_a_target(tree):
     (tree / "config.yaml").write_text("organization: redhat-marketplace\n")
     _, data = run_json("check", ".", cwd=str(tree))
-    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"info"}
+    # check_marketplace_annotation's gate is on the marketplace route only; the certification
+    # documentation's annotations are asked for as in certified
+    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"error"}
     p = run_cli("rules", "--format", "json")
     assert p.returncode == 0
     rule = next(x for x in json.loads(p.stdout)["rules"] if x["id"] == "feature-annotations-required")
