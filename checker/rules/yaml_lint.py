@@ -30,18 +30,22 @@ def _config():
     return YamlLintConfig(YAMLLINT_CONFIG)
 
 
-def _in_scope(bundle: Bundle, ctx) -> bool:
-    """Is ``bundle`` one the pipeline would lint: a bundle of a pull request (a run naming
-    bundles or operators, or a change list), not every released bundle of a whole-catalog audit
-    (the pipeline lints only the pull request's bundle_path, and detect-changes refuses a pull
-    request that edits a released bundle); ``options: {yaml-lint: {all_bundles: true}}`` lints
-    every bundle of an audit too."""
-    if ctx.option("yaml-lint", "all_bundles", False):
-        return True
+def submitted(ctx) -> bool:
+    """Does the run check bundles as a pull request submits them: bundles named one by one, a
+    change list, or no catalog repository; not every released bundle of a catalog repository
+    (an audit, or its operators named whole). The pipeline's per-pull-request checks (yaml-lint
+    on the bundle_path, the release config) see only the bundle of a pull request, and
+    detect-changes refuses a pull request that edits a released bundle."""
     repo = ctx.repo
     if repo is None or not repo.is_catalog_repo:
         return True
     return bool(repo.checked) or repo.changes is not None
+
+
+def _in_scope(bundle: Bundle, ctx) -> bool:
+    """Is ``bundle`` one the pipeline would lint (``submitted``); ``options: {yaml-lint:
+    {all_bundles: true}}`` lints every bundle of an audit too."""
+    return bool(ctx.option("yaml-lint", "all_bundles", False)) or submitted(ctx)
 
 
 @rule("yaml-lint", "error", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle",
