@@ -465,7 +465,8 @@ def test_suggestions_and_hostile_bundle_text(fake_github, tmp_path):
         cm = ws / CM
         cm.write_text(cm.read_text() + f"  {json.dumps(hostile)}: a\n  {json.dumps(hostile)}: b\n")
         # ocp-versions-style is info (only errors and warnings are commented): the repository raises it
-        (ws / ".olm-check.yaml").write_text("rules: {ocp-versions-style: warning}\n")
+        # (yaml-lint stays off, as in catalog-base/.olm-check.yaml: its 60 key-duplicates errors would fill the inline cap)
+        (ws / ".olm-check.yaml").write_text("rules: {ocp-versions-style: warning, yaml-lint: \"off\"}\n")
 
     head = commit_overlay(ws, edit=edit, message="hostile")
     sync_pull(fake, ws, base, head)

@@ -143,7 +143,7 @@ def release_config(bundle: Bundle, ctx):
         return  # the pipeline skips an empty release config ("assumed to be ok")
     # a released bundle's release config was read once, by its own pull request; the pipeline never
     # checks it again (a later ci.yaml may map other templates): what is found there is info
-    released = not submitted(ctx)
+    released = not submitted(bundle, ctx)
     out = []
     for f in _problems(sf, root, data, ctx):
         if released:

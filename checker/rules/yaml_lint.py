@@ -30,22 +30,29 @@ def _config():
     return YamlLintConfig(YAMLLINT_CONFIG)
 
 
-def submitted(ctx) -> bool:
-    """Does the run check bundles as a pull request submits them: bundles named one by one, a
-    change list, or no catalog repository; not every released bundle of a catalog repository
-    (an audit, or its operators named whole). The pipeline's per-pull-request checks (yaml-lint
-    on the bundle_path, the release config) see only the bundle of a pull request, and
-    detect-changes refuses a pull request that edits a released bundle."""
+def submitted(bundle: Bundle, ctx) -> bool:
+    """Does the run check ``bundle`` as a pull request submits it: a change list, a path the run
+    names inside the bundle (its directory or a file of it), or no catalog repository; not a
+    released bundle of a catalog repository checked whole (an audit, or its operators named
+    whole). The pipeline's per-pull-request checks (yaml-lint on the bundle_path, the release
+    config) see only the bundle of a pull request, and detect-changes refuses a pull request
+    that edits a released bundle."""
+    import os
+
     repo = ctx.repo
-    if repo is None or not repo.is_catalog_repo:
+    if repo is None or not repo.is_catalog_repo or repo.changes is not None:
         return True
-    return bool(repo.checked) or repo.changes is not None
+    if bundle.rel in (repo.checked or ()):
+        return True
+    given = getattr(repo.reader, "given", None) or {}
+    here = os.path.realpath(bundle.path)
+    return any(os.path.realpath(a) == here or os.path.realpath(a).startswith(here + os.sep) for a in given)
 
 
 def _in_scope(bundle: Bundle, ctx) -> bool:
     """Is ``bundle`` one the pipeline would lint (``submitted``); ``options: {yaml-lint:
     {all_bundles: true}}`` lints every bundle of an audit too."""
-    return bool(ctx.option("yaml-lint", "all_bundles", False)) or submitted(ctx)
+    return bool(ctx.option("yaml-lint", "all_bundles", False)) or submitted(bundle, ctx)
 
 
 @rule("yaml-lint", "error", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle",
