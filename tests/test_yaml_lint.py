@@ -1,6 +1,7 @@
 """yaml-lint: yamllint with the catalog pipeline's configuration, on the bundles a run submits."""
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -27,18 +28,29 @@ def _a_bundle(tree):
     raise AssertionError("no bundle")
 
 
-def test_a_named_bundle_is_linted_a_whole_catalog_audit_is_not_unless_asked(tree):
+def _git(tree, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=str(tree), check=True,
+                   capture_output=True)
+
+
+def test_the_bundle_a_change_adds_is_linted_released_bundles_are_not_unless_asked(tree):
     b = _a_bundle(tree)
+    rel = os.path.relpath(b, tree)
+    _git(tree, "init", "-q", "-b", "main")
+    _git(tree, "add", "-A")
+    _git(tree, "commit", "-qm", "base")
     with open(os.path.join(b, "metadata", "annotations.yaml"), "a") as fh:
         fh.write("# trailing   \n")
-    rel = os.path.relpath(b, tree)
-    _, data = run_json("check", rel, cwd=str(tree))
+    _git(tree, "commit", "-qam", "change")
+    # a change list (a pull request): the bundle it changes is linted
+    _, data = run_json("check", ".", "--changed-since", "HEAD~1", cwd=str(tree))
     errs = [f for f in _lint(data) if f["severity"] == "error"]
     assert errs and all("(trailing-spaces)" in f["message"] for f in errs), errs
     assert errs[0]["path"] == f"{rel}/metadata/annotations.yaml" and errs[0]["gate"]["id"] == "yaml-lint"
-    # the whole catalog: released bundles are not linted again by the pipeline
-    _, data = run_json("audit", ".", cwd=str(tree))
-    assert not _lint(data)
+    # no change list: released bundles are not linted again by the pipeline, however named
+    for args in (("audit", "."), ("check", rel), ("check", os.path.dirname(rel))):
+        _, data = run_json(*args, cwd=str(tree))
+        assert not _lint(data), args
     (tree / ".olm-check.yaml").write_text("options:\n  yaml-lint:\n    all_bundles: true\n")
     _, data = run_json("audit", ".", cwd=str(tree))
     assert any("(trailing-spaces)" in f["message"] and f["severity"] == "error" for f in _lint(data))
@@ -54,6 +66,7 @@ def test_bad_input_never_crashes_and_large_files_are_skipped(tree):
     with open(os.path.join(b, "manifests", "big.yaml"), "w") as fh:
         fh.write("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n")
         fh.write("".join(f"  k{i}: '{'x' * 90}'\n" for i in range(25000)))
+    (tree / ".olm-check.yaml").write_text("options:\n  yaml-lint:\n    all_bundles: true\n")
     _, data = run_json("check", rel, "--severity", "info", cwd=str(tree))
     assert not [f for f in data["findings"] if f["rule"] == "internal-error"]
     skipped = [f for f in _lint(data) if f["path"].endswith("big.yaml")]

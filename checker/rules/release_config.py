@@ -9,7 +9,6 @@ from ..catalogs import ci_data
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence, to_py
 from . import finding, refusal, rule
-from .yaml_lint import submitted
 
 # operator-pipelines@422dfd6e operatorcert/static_tests/common/bundle.py: check_bundle_release_config,
 # _check_semver_allowed_channels, check_validate_schema_bundle_release_config; the schema:
@@ -141,15 +140,18 @@ def release_config(bundle: Bundle, ctx):
     data = to_py(root)
     if not data:
         return  # the pipeline skips an empty release config ("assumed to be ok")
-    # a released bundle's release config was read once, by its own pull request; the pipeline never
-    # checks it again (a later ci.yaml may map other templates): what is found there is info
-    released = not submitted(bundle, ctx)
+    # a released bundle (one its operator's file-based catalogs list) had its release config read
+    # once, by its own pull request; the pipeline never checks it again (a later ci.yaml may map
+    # other templates): what is found there is info
+    listed = list(getattr(bundle.versions, "catalog_ocp", None) or ())
+    released = bool(listed)
     out = []
     for f in _problems(sf, root, data, ctx):
         if released:
             f.kind = "released"
-            f.detail += (" This bundle is released: its release config was read when its pull request merged, and the "
-                         "pipeline checks it only in that pull request (the ci.yaml may have changed since).")
+            f.detail += (f" This bundle is released (the {', '.join(map(str, listed))} catalogs list it): its release config "
+                         "was read when its pull request merged, and the pipeline checks it only in that pull request "
+                         "(the ci.yaml may have changed since).")
         out.append(f)
     yield from out
 

@@ -30,29 +30,12 @@ def _config():
     return YamlLintConfig(YAMLLINT_CONFIG)
 
 
-def submitted(bundle: Bundle, ctx) -> bool:
-    """Does the run check ``bundle`` as a pull request submits it: a change list, a path the run
-    names inside the bundle (its directory or a file of it), or no catalog repository; not a
-    released bundle of a catalog repository checked whole (an audit, or its operators named
-    whole). The pipeline's per-pull-request checks (yaml-lint on the bundle_path, the release
-    config) see only the bundle of a pull request, and detect-changes refuses a pull request
-    that edits a released bundle."""
-    import os
-
-    repo = ctx.repo
-    if repo is None or not repo.is_catalog_repo or repo.changes is not None:
-        return True
-    if bundle.rel in (repo.checked or ()):
-        return True
-    given = getattr(repo.reader, "given", None) or {}
-    here = os.path.realpath(bundle.path)
-    return any(os.path.realpath(a) == here or os.path.realpath(a).startswith(here + os.sep) for a in given)
-
-
 def _in_scope(bundle: Bundle, ctx) -> bool:
-    """Is ``bundle`` one the pipeline would lint (``submitted``); ``options: {yaml-lint:
-    {all_bundles: true}}`` lints every bundle of an audit too."""
-    return bool(ctx.option("yaml-lint", "all_bundles", False)) or submitted(bundle, ctx)
+    """Is ``bundle`` one the pipeline lints: the bundle a change list (a pull request,
+    ``--changed-since``) adds or changes (``Context.submitted``). Without a change list
+    nothing is linted (a released bundle is not linted again: detect-changes refuses a pull
+    request that edits one), unless ``options: {yaml-lint: {all_bundles: true}}`` asks."""
+    return bool(ctx.option("yaml-lint", "all_bundles", False)) or ctx.submitted(bundle.rel)
 
 
 @rule("yaml-lint", "error", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle",
@@ -72,12 +55,13 @@ def yaml_lint(bundle: Bundle, ctx):
 
     Why: the hosted pipeline's yaml-lint task runs `yamllint` on the pull request's bundle
     directory; an error-level problem fails the task and the pull request (a warning does
-    not). It lints only the bundle of a pull request, so olm-check lints the bundles a run
-    names (a bundle, an operator, `--changed-since`), not every released bundle of a
-    whole-catalog audit (set `options: {yaml-lint: {all_bundles: true}}` for that; yamllint
-    is slow on large manifests). Files over 2 MiB are not linted. A syntax error olm-check's
-    own loader reports (yaml-syntax) is not repeated here; a repeated key with a different
-    value is told by yaml-duplicate-key.
+    not). It lints only the bundle a pull request adds, so olm-check lints the bundles a
+    change list adds or changes (the GitHub Action on a pull request, `--changed-since`), not
+    the released bundles of a whole catalog (yamllint reads about 0.2 MB/s: a catalog would
+    take hours); `options: {yaml-lint: {all_bundles: true}}` in `.olm-check.yaml` lints every
+    bundle a run checks. Files over 2 MiB are not linted. A syntax error olm-check's own
+    loader reports (yaml-syntax) is not repeated here; a repeated key with a different value
+    is told by yaml-duplicate-key.
 
     Fix: what yamllint asks for at the position shown: remove trailing spaces, end the file
     with a newline, remove the repeated key, fix the indentation, remove extra blank lines.
