@@ -433,8 +433,10 @@ def test_changed_since_checks_only_what_changed_three_dot(catalog_tree):
 
     data = report(".", "--changed-since", "main", cwd=repo)
     assert [b["path"] for b in data["bundles"]] == ["operators/example-operator/1.1.0"]
-    # (yaml-lint lints the changed bundle's every YAML file: the pipeline's yaml-lint task)
-    assert {f["path"] for f in data["findings"] if f["rule"] != "yaml-lint"} == {"operators/example-operator/1.1.0/" + CSV}
+    # (yaml-lint lints the changed bundle's every YAML file, as the pipeline's yaml-lint task does: its
+    # key-duplicates error is the repeated key's finding, its other findings are about the files' style)
+    assert {f["path"] for f in data["findings"] if f["rule"] != "yaml-lint" or "(key-duplicates)" in f["message"]} \
+        == {"operators/example-operator/1.1.0/" + CSV}
     assert data["summary"]["bundles"] == 1
 
     data = report(".", "--changed-since", "HEAD", cwd=repo)  # nothing changed since HEAD
