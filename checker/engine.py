@@ -58,6 +58,12 @@ class Context:
     def option(self, rule_id: str, name: str, default=None):
         return (self.config.options.get(rule_id) or {}).get(name, default)
 
+    def submitted(self, rel: str) -> bool:
+        """Does a change list (a pull request, ``--changed-since``) add or change the bundle at
+        ``rel``? The pipelines' per-pull-request checks (yaml-lint) see only that bundle."""
+        r = self.repo
+        return r is not None and r.changes is not None and rel in (r.checked or ())
+
 
 _IGNORE = re.compile(r"#\s*olm-check:\s*ignore(?:\[([^\]]*)\])?")
 

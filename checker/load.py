@@ -403,6 +403,11 @@ def load_bundle(reader: Reader, path: str) -> Bundle:
             b.dockerfile = reader.dockerfile(fp)
             b.files.append(b.dockerfile.file)
             break
+    # the catalog pipelines read <bundle>/release-config.yaml (operatorcert operator_repo Bundle.release_config)
+    fp = os.path.join(path, "release-config.yaml")
+    if os.path.lexists(fp):
+        b.release_config = reader.yaml_file(fp, skip=False)
+        b.files.append(b.release_config)
     return b
 
 

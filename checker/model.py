@@ -164,6 +164,7 @@ class Bundle:
     annotations: Optional[Mapping] = None  # the `annotations:` mapping of annotations.yaml
     dockerfile: Optional[Dockerfile] = None
     properties_file: Optional[SourceFile] = None  # metadata/properties.yaml
+    release_config: Optional[SourceFile] = None  # release-config.yaml beside manifests/ (FBC operators' release instructions)
     files: list = field(default_factory=list)  # every SourceFile read for this bundle
     manifests: list = field(default_factory=list)  # Manifest, from manifests/
     manifest_files: list = field(default_factory=list)  # SourceFile under manifests/

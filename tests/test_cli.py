@@ -352,7 +352,12 @@ def test_profile(findings_tree, profile, delta):
                 continue
             sev = delta[rule]
         want.add((rule, path, line, sev))
-    assert keyed(data) == want
+    got = keyed(data)
+    if profile == "marketplace":  # the tree's CSVs lack the marketplace URLs redhat-marketplace's pipeline requires
+        extra = {k for k in got if k[0] == "marketplace-annotation"}
+        assert extra and all(k[3] == "error" for k in extra)
+        got -= extra
+    assert got == want
 
 
 def test_profile_from_config_and_option_wins(findings_tree):
@@ -429,7 +434,10 @@ def test_changed_since_checks_only_what_changed_three_dot(catalog_tree):
 
     data = report(".", "--changed-since", "main", cwd=repo)
     assert [b["path"] for b in data["bundles"]] == ["operators/example-operator/1.1.0"]
-    assert {f["path"] for f in data["findings"]} == {"operators/example-operator/1.1.0/" + CSV}
+    # (yaml-lint lints the changed bundle's every YAML file, as the pipeline's yaml-lint task does: its
+    # key-duplicates error is the repeated key's finding, its other findings are about the files' style)
+    assert {f["path"] for f in data["findings"] if f["rule"] != "yaml-lint" or "(key-duplicates)" in f["message"]} \
+        == {"operators/example-operator/1.1.0/" + CSV}
     assert data["summary"]["bundles"] == 1
 
     data = report(".", "--changed-since", "HEAD", cwd=repo)  # nothing changed since HEAD

@@ -56,7 +56,9 @@ define("yaml-syntax", "error", "A file is not valid YAML, or is YAML Kubernetes'
           <<: *defaults
     """)
 
-define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True, refused_by=[
+define("yaml-duplicate-key", "error", "A YAML mapping repeats a key", mixed=True,
+       supersedes=("yaml-lint",),  # yamllint's key-duplicates at the same key: one finding, ours names the first
+       refused_by=[
     refusal("catalog-ci", "the hosted pipeline's yaml-lint task runs yamllint with its default rules, whose "
             "key-duplicates rule fails on any repeated key", HOSTED_PIPELINE),
 ], explanation="""
