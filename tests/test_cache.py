@@ -237,3 +237,34 @@ def test_a_finding_of_unusual_types_is_reported_and_not_served_from_the_cache(ca
     again = check(["."], cache_dir=cache, jobs=2)
     assert again.repo.extra["cache_stats"] == {"hits": 7, "misses": 1}
     assert _key(again.report) == _key(plain.report)
+
+
+def test_a_cached_bundle_is_linted_when_a_change_list_submits_it(tmp_path):
+    """yaml-lint judges only the bundles a change list submits: a result cached by a run without
+    one must not answer a pull-request run (the cache key holds whether the bundle is submitted)."""
+    import shutil
+    import subprocess
+
+    from helpers import run_cli
+
+    repo = tmp_path / "repo"
+    shutil.copytree(os.path.join(FIXTURES, "catalog-small"), repo)
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q", "-b", "main"], cwd=repo, check=True)
+    subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], cwd=repo, check=True)
+    subprocess.run(git + ["checkout", "-qb", "pr"], cwd=repo, check=True)
+    ann = repo / "operators" / "alpha-op" / "0.3.0" / "metadata" / "annotations.yaml"
+    lines = ann.read_text().split("\n")
+    lines[0] += "   "  # trailing spaces: a yamllint error
+    ann.write_text("\n".join(lines))
+    subprocess.run(git + ["commit", "-qam", "edit"], cwd=repo, check=True)
+    cache = str(tmp_path / "cache")
+
+    def lint(*args):
+        p = run_cli("check", *args, "--cache", cache, "--format", "json", "--fail-on", "never", cwd=str(repo))
+        assert p.returncode == 0, p.stderr
+        return [f["message"] for f in json.loads(p.stdout)["findings"] if f["rule"] == "yaml-lint"]
+
+    assert lint("operators/alpha-op") == []  # no change list: the pipeline lints only a pull request's bundle
+    assert any("trailing-spaces" in m for m in lint("--changed-since", "main"))

@@ -453,7 +453,8 @@ class Cache:
 
     def key(self, ref, checked: bool, repo, ctx) -> bytes:
         h = hashlib.sha256(self.run_signature(repo, ctx))
-        h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0".encode("utf-8", "surrogateescape"))
+        # a bundle a change list submits is also judged by the pipelines' per-pull-request checks (yaml-lint)
+        h.update(f"{ref.rel}\0{ref.operator}\0{ref.version_dir}\0{checked}\0{ctx.submitted(ref.rel)}\0".encode("utf-8", "surrogateescape"))
         h.update(self.operator_inputs(repo, ref.operator_dir))
         h.update(self.bundle_digest(ref.path))
         if ref.operator is None:  # an operator-sdk project's root bundle.Dockerfile is the bundle's (discover.load_ref)
