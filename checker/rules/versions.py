@@ -216,7 +216,7 @@ def label_rules(bundle: Bundle, ctx):
                 # (operator-pipelines operatorcert/__init__.py ocp_version_info: "No supported indices found")
                 yield finding("ocp-versions-closed-range", af, node,
                               f"{LABEL_KEY} '{clip(lr.raw)}' names only OpenShift {_rels(vi.ocp_versions)}, whose catalogs are no "
-                              "longer built: no catalog still built includes the bundle", kind="unpublished", ocp=vi.ocp_versions,
+                              "longer built: no built catalog includes the bundle", kind="unpublished", ocp=vi.ocp_versions,
                               detail="The catalog pipeline publishes a bundle to the releases of its label that are still "
                               "supported, and fails the pull request when none is (\"No supported indices found\"). Name a "
                               f"supported release, e.g. 'v{min(live, key=vkey)}'.")
