@@ -83,13 +83,18 @@ def _unlisted(bundle: Bundle, oc) -> bool:
     newest = _newest_listed(oc)
     if newest is None or newest is _NOTHING_LISTED:
         return False  # cannot tell whether it is a new bundle
+    mine = _version_key(bundle)
+    return mine is not None and mine <= newest
+
+
+def _version_key(bundle: Bundle):
+    """The bundle's spec.version as OLM orders it (blang/semver, tolerant), or None."""
     spec = bundle.csv.spec() if bundle.csv is not None else None
     ver = spec.str("version") if spec is not None else None
     try:
-        mine = parse_tolerant(ver).key() if ver else None
+        return parse_tolerant(ver).key() if ver else None
     except (SemverError, ValueError, TypeError):
-        return False
-    return mine is not None and mine <= newest
+        return None
 
 
 def _mapping(bundle: Bundle, operator, oc, ctx) -> None:
@@ -136,12 +141,7 @@ def _pending(bundle: Bundle, oc) -> bool:
         return True
     if newest is None:
         return False
-    spec = bundle.csv.spec() if bundle.csv is not None else None
-    ver = spec.str("version") if spec is not None else None
-    try:
-        mine = parse_tolerant(ver).key() if ver else None
-    except (SemverError, ValueError, TypeError):
-        return False
+    mine = _version_key(bundle)
     return mine is not None and mine > newest
 
 

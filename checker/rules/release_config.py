@@ -87,19 +87,13 @@ def _schema_message(e, root):
 
 
 def _kind(v) -> str:
+    """A YAML value's type as a message names it (``csv_common.json_type`` in YAML's words)."""
+    from .csv_common import json_type
+
     if v is None:
         return "empty"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "a mapping"
-    return type(v).__name__
+    t = json_type(v)
+    return {"an array": "a list", "an object": "a mapping"}.get(t, t)
 
 
 @rule("release-config", "error", "A bundle's release-config.yaml breaks its schema or disagrees with the operator's ci.yaml",
