@@ -76,8 +76,6 @@ def _unlisted(bundle: Bundle, oc) -> bool:
     (versions.md: "a bundle is published exactly to the catalogs that list it"). Decided on the
     catalogs that were read, when one of them lists a bundle: a mapped catalog missing on disk
     (a partial checkout) is not taken to list it, as nothing says where it would be."""
-    from .blangsemver import SemverError, parse_tolerant
-
     if not any(c.known and c.bundle_names for c in oc.catalogs.values()):
         return False
     newest = _newest_listed(oc)
@@ -89,6 +87,8 @@ def _unlisted(bundle: Bundle, oc) -> bool:
 
 def _version_key(bundle: Bundle):
     """The bundle's spec.version as OLM orders it (blang/semver, tolerant), or None."""
+    from .blangsemver import SemverError, parse_tolerant
+
     spec = bundle.csv.spec() if bundle.csv is not None else None
     ver = spec.str("version") if spec is not None else None
     try:
@@ -134,8 +134,6 @@ def _pending(bundle: Bundle, oc) -> bool:
     """A bundle no catalog lists is waiting to be added (the catalog_mapping says where) when
     its catalogs list nothing yet, or when its version is above every version they list. An
     older bundle missing from them was left out or pruned: the mapping says nothing about it."""
-    from .blangsemver import SemverError, parse_tolerant
-
     newest = _newest_listed(oc)
     if newest is _NOTHING_LISTED:
         return True
