@@ -1,7 +1,6 @@
 """The library entry point: check paths and get the report, as the CLI and the Action do."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .model import Bundle
 from .nodes import Scalar
-from .versions import LABEL_KEY, label_releases, max_declarations, norm, parse_label, parse_min_kube, vkey
+from .versions import LABEL_KEY, label_releases, max_declarations, norm, parse_label, parse_min_kube
 
 
 def analyse(bundle: Bundle, ctx) -> None:

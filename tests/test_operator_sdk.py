@@ -114,7 +114,8 @@ def test_a_commit_touching_the_root_dockerfile_checks_its_bundle(tmp_path):
     git(root, "commit", "-qam", "channels")
     code, rep = check_json(root, "--changed-since", "HEAD~1")
     assert [b["path"] for b in rep["bundles"]] == ["bundle"]
-    assert [(f["path"], f["rule"]) for f in rep["findings"]] == [("bundle.Dockerfile", "bundle-annotations")]
+    # (yaml-lint, the catalog pipelines' linter of a submitted bundle, says only info here)
+    assert [(f["path"], f["rule"]) for f in rep["findings"] if f["severity"] != "info"] == [("bundle.Dockerfile", "bundle-annotations")]
 
 
 def test_naming_config_is_refused_with_the_reason(tmp_path):

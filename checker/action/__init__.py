@@ -301,7 +301,6 @@ def run_action(environ) -> int:
                          "never runs it) or the base branch's files are what gets checked.")
     ch = find_changes(env, gh, root)
     notes += ch.notes
-    baseline = None
     if ch.changes is not None:
         a = affected(root, ch.changes, scope_rel)
         paths = [os.path.join(root, p) for p in a.paths]
@@ -312,7 +311,7 @@ def run_action(environ) -> int:
             raise ActionError(str(e)) from None
         notes.insert(0, f"Changed files: {len(ch.changes)}, from {ch.source}"
                         + (f"; {len(a.outside)} outside `{env.path}` not checked" if a.outside else "") + ".")
-        baseline = _baseline(res, root, ch, config, target, notes)
+        _baseline(res, root, ch, config, target, notes)  # marks each finding's state in place
     else:
         try:
             res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target)

@@ -493,7 +493,6 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
     walk nor skipped by a walked bundle) and that no catalog entry of that release covers with
     olm.skipRange: nothing upgrades from it. Reported once per stranded chain, on its newest
     bundle (the older bundles it replaces are stranded with it), naming the releases."""
-    by_csv = {f.csv_name: f for f in facts if f.csv_name}
     where = {}  # rel -> releases where it is the newest bundle of a stranded chain
     older_of = {}  # rel -> {older rel stranded with it}
     heads_of = {}  # rel -> {channel: walk text} of the newest release where it is stranded
