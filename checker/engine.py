@@ -301,6 +301,11 @@ def _judge(f: Finding, rule, ctx: Context, live, fbc=frozenset()) -> Optional[st
                 "passed without it, and fails it when submitted again.")
         if note not in f.detail:
             f.detail = f"{f.detail} {note}".strip()
+    for gid, sentence in (f.gate_notes or {}).items():  # what holds only where that gate is on the route
+        g = gates.tables().gates.get(gid)
+        if g is not None and gates.on_route(g, ctx.profile, op in fbc) and not (ctx.catalog and ctx.catalog.waived(gid, op)):
+            f.detail = f"{f.detail} {sentence}".strip()
+    f.gate_notes = None
     if explicit is not None and v.severity in ("warning", "info"):
         return explicit
     return v.severity

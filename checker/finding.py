@@ -75,6 +75,9 @@ class Finding:
     # against a baseline (a pull request's base, ``--changed-since``, ``--baseline``): "new",
     # "unchanged" or "updated" (``checker.baseline``); "" when the run had no baseline
     baseline_state: str = ""
+    # sentences of the detail that hold only where a gate is on the target's route:
+    # {gate id: sentence}; ``engine.settle`` adds those of the run's target to ``detail``
+    gate_notes: Optional[dict] = None
 
     def sort_key(self):
         return (self.path, self.line, self.column, -SEVERITY_RANK.get(self.severity or "info", 0), self.rule, self.message)

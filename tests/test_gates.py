@@ -165,3 +165,14 @@ def test_marketplace_is_a_target(tree):
     assert rule["profiles"]["marketplace"] == "error" and rule["profiles"]["community"] == "off"
     k = rule["kinds"][0]["targets"]["marketplace"]
     assert k["severity"] == "error" and "RequiredAnnotations" in k["gate"]
+
+
+def test_a_sentence_about_a_gate_is_in_the_detail_only_where_that_gate_is_on_the_route(tree):
+    # alpha-op 0.2.0 is dangling: OLM never offers an upgrade from it (every target), and
+    # community's check_dangling_bundles also fails the channel (community only)
+    _, data = run_json("check", "operators/alpha-op", cwd=str(tree))
+    (f,) = _by_rule(data, "dangling-bundle")
+    assert f["severity"] == "error" and "check_dangling_bundles" in f["detail"]
+    _, data = run_json("check", "operators/alpha-op", "--profile", "certified", cwd=str(tree))
+    (f,) = _by_rule(data, "dangling-bundle")
+    assert f["severity"] == "error" and "check_dangling_bundles" not in f["detail"] and "OLM never offers" in f["detail"]

@@ -189,7 +189,8 @@ def rule(id: str, severity: str, summary: str, category: str = "format", scope: 
 
 def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Optional[str] = None,
             ocp: Optional[Iterable] = None, fix: Optional[Fix] = None, line: Optional[int] = None,
-            column: Optional[int] = None, detail: str = "", kind: str = "") -> Finding:
+            column: Optional[int] = None, detail: str = "", kind: str = "",
+            gate_notes: Optional[dict] = None) -> Finding:
     """A finding at ``node`` of ``file`` (a SourceFile, or a display path string).
 
     ``message`` is one sentence saying what is wrong (about 120 characters at most);
@@ -200,7 +201,7 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
     col = column if column is not None else (node.col if node is not None else 1)
     return Finding(rule=rule_id, message=message, path=path, line=ln, column=col, severity=severity,
                    ocp_versions=[getattr(r, "ocp", r) for r in (ocp or [])], fix=fix,
-                   detail=detail, kind=kind)
+                   detail=detail, kind=kind, gate_notes=dict(gate_notes) if gate_notes else None)
 
 
 _NAMES = frozenset(("opm", "olm", "kubectl", "yamllint", "olm-check"))

@@ -536,8 +536,8 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
         # the community CI's own view (check_dangling_bundles): per channel, over every bundle of the
         # repository whatever its releases, a bundle that is not the head and has no edge out
         ci = any(f is not built[c].head and not built[c].edges.get(f.rel) for c in f.channels if c in built)
-        ci_txt = (" The community catalog's CI (check_dangling_bundles, community suite), which builds one graph per channel "
-                  "from every bundle of the repository, fails the channel ('dangling bundles')." if ci else "")
+        ci_note = {"check_dangling_bundles": "The community catalog's CI (check_dangling_bundles), which builds one graph "
+                   "per channel from every bundle of the repository, fails the channel ('dangling bundles')."} if ci else None
         path, line, col = _pos(f, "csv")
         msg = (f"{clip(_label(f), 40)} is dangling in channel {clip(chans, 40)} on OpenShift {_ranges(rels)}: nothing there "
                "upgrades from it")
@@ -545,10 +545,11 @@ def _dangling(name, facts, channels, lenient, in_cycle, built):
             msg = (f"{clip(_label(f), 40)} is dangling in channel {clip(chans, 40)} on {len(rels)} releases ({rels[0]} to "
                    f"{rels[-1]}): nothing there upgrades from it")
         yield finding("dangling-bundle", path, None, msg, line=line, column=col, ocp=rels, kind="ci-dangling" if ci else "",
+                      gate_notes=ci_note,
                       detail=f"In the catalogs of OpenShift {_ranges(rels)}, where it is published, it is not the channel's head, and "
                       f"opm follows replaces from each channel head, across channels ({head_txt}). Stranded in a replaces-mode "
                       "channel of a release it is published to, it is an upgrade break whatever the catalog: OLM never offers "
-                      f"clusters that installed it an upgrade.{ci_txt}{tail} Make a newer bundle of the channel published to "
+                      f"clusters that installed it an upgrade.{tail} Make a newer bundle of the channel published to "
                       f"those releases replace or skip {f.csv_name or _label(f)}, or cover it with olm.skipRange.")
 
 
