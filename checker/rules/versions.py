@@ -369,12 +369,14 @@ define("max-ocp-version-range", "error", "maxOpenShiftVersion conflicts with the
             "upgradeable at once (OLM compares the cluster's next minor release with the CSV's max)", OLM_MAX),
 ], explanation="""
     What: maxOpenShiftVersion below the label's lower bound (every release the bundle is
-    published to is above its max: error), or a label that reaches releases above
-    maxOpenShiftVersion (some of them: warning).
+    published to is above its max), or a label that reaches releases above
+    maxOpenShiftVersion (some of them: max 4.12 with `v4.12-v4.14`, seed 000's own example
+    of an invalid combination). Both are errors.
 
     Why: a cluster above maxOpenShiftVersion that installs the bundle is at once marked not
-    upgradeable; when that is every release the bundle is published to, no user can install
-    it without blocking their cluster's upgrades.
+    upgradeable (OLM compares max with the cluster's next minor release); every release above
+    max that the label publishes to is one where every user who installs the bundle blocks
+    their cluster's upgrades.
 
     Refused by: OLM's upgradeable check (`incompatibleOperators` in
     pkg/controller/operators/openshift/helpers.go), which blocks cluster upgrades.
@@ -457,8 +459,10 @@ def max_rules(bundle: Bundle, ctx):
             if above:
                 yield finding("max-ocp-version-range", first.file, first.node,
                               f"{LABEL_KEY} '{clip(lr.raw)}' publishes the bundle to OpenShift {_rels(above)}, above its "
-                              f"maxOpenShiftVersion {vi.max_ocp}", severity="warning", ocp=above,
-                              detail="Clusters there get an operator that blocks their upgrades. Close the label: "
+                              f"maxOpenShiftVersion {vi.max_ocp}", ocp=above,
+                              detail="OLM compares maxOpenShiftVersion with the cluster's next minor release, so a cluster "
+                              "there that installs the bundle from its catalog is marked Not Upgradeable at once (seed 000 "
+                              "calls such a combination invalid). Close the label: "
                               f"\"v{vstr(lr.lower)}-v{vi.max_ocp}\".")
     affected = [r for r in table.releases if r.ocp in vi.ocp_versions and r.key <= mx]
     nxt = next((r for r in table.releases if r.key > mx), None)
