@@ -14,7 +14,7 @@ from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import release_ranges as _ranges
-from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, norm, parse_min_kube, vkey, vstr
+from ..versions import ACCEPTED_FORMS, LABEL_KEY, MAX_TYPE, clip, label_unknown, norm, parse_min_kube, vkey, vstr
 from . import check, define, finding, refusal, value_fix
 
 CAT = "version"
@@ -334,9 +334,13 @@ define("max-ocp-version-ignored", "error", "maxOpenShiftVersion is declared wher
 ], explanation="""
     What: maxOpenShiftVersion set as a CSV annotation `operators.coreos.com/maxOpenShiftVersion`
     (the spelling of the enhancement proposals, never shipped), as a key in
-    metadata/annotations.yaml, or as a Dockerfile LABEL.
+    metadata/annotations.yaml, as a Dockerfile LABEL, or as a property type in
+    metadata/properties.yaml other than `olm.maxOpenShiftVersion` (seed 001's
+    `operators.coreos.com/maxOpenShiftVersion`).
 
-    Why: OLM reads it only from the `olm.maxOpenShiftVersion` property; anywhere else it has no
+    Why: OLM reads it only from the `olm.maxOpenShiftVersion` property
+    (`MaxOpenShiftVersionProperty` in OLM's pkg/controller/operators/openshift/helpers.go; seed
+    001's key is not what OLM implemented); anywhere else it has no
     effect and cluster upgrades are not blocked.
 
     Refused by: nothing refuses the declaration; the cluster upgrade it was meant to stop goes
@@ -435,6 +439,21 @@ def max_rules(bundle: Bundle, ctx):
                               f"'{clip(k.value)}' in annotations.yaml has no effect, so cluster upgrades are NOT blocked",
                               detail="OLM reads maxOpenShiftVersion only from the olm.maxOpenShiftVersion property. Move it to "
                               f"metadata/properties.yaml (properties: [{{type: olm.maxOpenShiftVersion, value: \"{_plain(v)}\"}}]).")
+    pf = bundle.properties_file
+    if pf is not None and pf.documents and isinstance(pf.documents[0], Mapping):
+        props = pf.documents[0].get("properties")
+        if isinstance(props, Sequence):
+            for p in props:
+                t = p.get("type") if isinstance(p, Mapping) else None
+                if isinstance(t, Scalar) and isinstance(t.value, str) and t.value != MAX_TYPE and "maxopenshiftversion" in t.value.lower():
+                    v = p.get("value")
+                    # seed 001 names the key operators.coreos.com/maxOpenShiftVersion; the property OLM reads is olm.maxOpenShiftVersion
+                    yield finding("max-ocp-version-ignored", pf, t,
+                                  f"the property type '{clip(t.value)}' has no effect, so cluster upgrades are NOT blocked",
+                                  detail=f"OLM reads maxOpenShiftVersion only from a property of type {MAX_TYPE} (seed 001's "
+                                  "operators.coreos.com/maxOpenShiftVersion is not what OLM implemented: "
+                                  "pkg/controller/operators/openshift/helpers.go reads MaxOpenShiftVersionProperty, "
+                                  f"\"{MAX_TYPE}\"). Write type: {MAX_TYPE}, value: \"{_plain(v)}\".")
     if bundle.dockerfile is not None:
         for key, lab in bundle.dockerfile.labels.items():
             if "maxopenshiftversion" in key.lower():
