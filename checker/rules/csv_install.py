@@ -144,12 +144,18 @@ _CRD_EXPLANATION = """
               description: A widget managed by the operator.
     """
 
+_RESOURCES_NOTE = ("\n    A `resources` item that is not a mapping, or whose kind, name or version is not a string, is\n"
+                   "    an error (operator-framework/api cannot decode the CSV). A missing kind or version is only\n"
+                   "    info, though the CSV CRD's schema (and seed 004) requires them: OLM creates the CSV from the\n"
+                   "    Go type APIResourceReference, which writes a missing field as \"\", so the API server\n"
+                   "    accepts it (certified-operators holds hundreds of such entries). A missing name is not\n"
+                   "    reported: the type documents it as empty for a resource that is not a custom resource.")
+
 define("owned-crd-fields", "error", "An owned CRD entry lacks name, version or kind (error), or displayName/description (warning)",
        category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
            which="owned", why="owned entries to the CRDs shipped in the bundle by name and serves the API from the listed version",
            extra="\n    CRDs listed in the `operators.operatorframework.io/internal-objects` annotation get no\n"
-                 "    displayName/description warning: the console hides them. A `resources` item without\n"
-                 "    kind, name or version is an error too: the CSV CRD's schema requires all three."),
+                 "    displayName/description warning: the console hides them." + _RESOURCES_NOTE),
        refused_by=[
            refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every owned entry", _CSV_CRD),
            refusal("olm-install", "OLM's requirement check looks the owned CRD up by name and version; with none matching the CSV "
@@ -159,8 +165,7 @@ define("owned-crd-fields", "error", "An owned CRD entry lacks name, version or k
 define("required-crd-fields", "error", "A required CRD entry lacks name, version or kind (error), or displayName/description (warning)",
        category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
            which="required", why="required entries to CRDs already on the cluster by name, version and kind before it installs the operator (the CSV stays Pending until they exist)",
-           extra="\n    A `resources` item without kind, name or version is an error too: the CSV CRD's schema\n"
-                 "    requires all three."),
+           extra=_RESOURCES_NOTE),
        refused_by=[
            refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every required entry", _CSV_CRD),
            refusal("olm-install", "OLM's requirement check looks the required CRD up by name and version; with none matching the CSV "
@@ -266,14 +271,20 @@ def _entry_lists(rule_id, sf, entry: Mapping, what: str):
             for field in required:
                 v = item.get(field)
                 if v is None:
-                    yield finding(rule_id, sf, item, f"{one} of {what} has no {field}", detail=(
-                        f"The ClusterServiceVersion CRD's schema requires {', '.join(required)} in each {key} item, so the API "
-                        f"server refuses the CSV. Add {field}" + (" (the descriptor's field path, e.g. size)." if field == "path"
-                                                                   else " (e.g. kind: Deployment, name: '', version: v1).")))
+                    if field == "name":  # "Empty string if the referenced resource type is not a custom resource"
+                        continue
+                    # the CRD's schema requires it, but OLM decodes the bundle's CSV into operator-framework/api's
+                    # types (APIResourceReference: `json:"version"`, no omitempty) and creates it from them, so the
+                    # API server gets "" and accepts it: info, a deliberate difference from the schema (seed 004)
+                    yield finding(rule_id, sf, item, f"{one} of {what} has no {field}", severity="info", detail=(
+                        f"The ClusterServiceVersion CRD's schema requires {', '.join(required)} in each {key} item. OLM creates "
+                        f"the CSV from operator-framework/api's Go types, which write a missing {field} as \"\", so the API "
+                        f"server accepts it; only a CSV applied as written (kubectl) is refused, and the console shows the "
+                        f"resource without its {field}. Add {field}" + (" (e.g. v1)." if field == "version" else " (e.g. Deployment).")))
                 elif not (isinstance(v, Scalar) and isinstance(v.value, str)):
                     yield finding(rule_id, sf, v, f"the {field} of {one} of {what} is {v.type_name()}, not a string", detail=(
-                        f"The ClusterServiceVersion CRD's schema types {field} as a string: the API server refuses the CSV. "
-                        "Quote it."))
+                        f"The ClusterServiceVersion CRD's schema and operator-framework/api's Go type take {field} as a string: "
+                        "the bundle cannot be decoded and the API server refuses the CSV. Quote it."))
 
 
 def _ui_text(rule_id, sf, entry: Mapping, what: str):

@@ -336,6 +336,14 @@ def bundle_annotations(bundle: Bundle, ctx):
         for key, _w in required + [(DEFAULT_KEY, ""), (MEDIATYPE_KEY, "")]:
             a = ann.get(key)
             lab = df.labels.get(key)
+            colon = df.labels.get(key + ":")
+            if lab is None and colon is not None:
+                # 'LABEL key: value' is Docker's legacy 'LABEL key value' form: the label is named 'key:'
+                yield finding("bundle-annotations", df.file, None,
+                              f"the LABEL {key} is written 'key: value', so the image has no such label",
+                              severity="warning", line=colon.line, column=colon.column,
+                              detail="Docker reads 'LABEL key value' (no '=') as the legacy form and keeps the colon in the key, so "
+                              f"the bundle image lacks {key}. Write LABEL {key}={colon.value}.")
             if isinstance(a, Scalar) and lab is not None and str(a.value) != lab.value:
                 yield finding("bundle-annotations", df.file, None,
                               f"the LABEL {key.rsplit('.', 2)[-2]}={lab.value} differs from annotations.yaml ('{a.value}')",

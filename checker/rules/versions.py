@@ -232,7 +232,14 @@ def label_rules(bundle: Bundle, ctx):
     df = bundle.dockerfile if bundle.operator is None else None
     if df is not None:
         lab = df.labels.get(LABEL_KEY)
-        if lab is None and node is not None:
+        colon = next((x for k, x in df.labels.items() if k.rstrip(":").strip() == LABEL_KEY and k != LABEL_KEY), None)
+        if lab is None and node is not None and colon is not None:
+            # 'LABEL key: value' is Docker's legacy 'LABEL key value' form: the label is named 'key:'
+            yield finding("ocp-versions-mismatch", df.file, None,
+                          f"the LABEL {LABEL_KEY} is written 'key: value', so the image has no such label", severity="warning", line=colon.line, column=colon.column,
+                          detail="Docker reads 'LABEL key value' (no '=') as the legacy form and keeps the colon in the key, so a "
+                          f"bundle image built from this Dockerfile lacks {LABEL_KEY}. Write LABEL {LABEL_KEY}=\"{vi.label}\".")
+        elif lab is None and node is not None:
             yield finding("ocp-versions-mismatch", df.file, None,
                           f"{df.file.rel.rsplit('/', 1)[-1]} has no LABEL {LABEL_KEY}, while metadata/annotations.yaml sets it to "
                           f"'{clip(vi.label)}'", severity="warning", line=1, column=1,
