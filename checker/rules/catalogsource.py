@@ -343,18 +343,18 @@ def _undefined_keys(sf, spec, block):
         kv = k.value if isinstance(k, Scalar) else None
         if kv in known:
             continue
-        hint = f" (the proposal's name is {_RENAMED[kv]})" if block == "catalogImageSource" and kv in _RENAMED else ""
+        hint = f" (its name there is {_RENAMED[kv]})" if block == "catalogImageSource" and kv in _RENAMED else ""
         yield said("catalogsource-schema", sf, k,
-                   f"{block}.{kv} is not a field the catalogsource-spec-update proposal defines{hint}; its schema would drop it, so it has no "
-                   f"effect. The proposal's {block} has {', '.join(known)}.", severity="warning")
+                   f"{block}.{kv} is not in the proposal{hint}. The catalogsource-spec-update proposal's {block} has "
+                   f"{', '.join(known)}; its schema would drop any other key, so this one has no effect.", severity="warning")
     po = b.get("podSpecOverrides") if block == "catalogImageSource" else None
     if isinstance(po, Mapping):
         for k, _v in po.items():
             kv = k.value if isinstance(k, Scalar) else None
             if kv not in OVERRIDE_FIELDS:
                 yield said("catalogsource-schema", sf, k,
-                           f"podSpecOverrides.{kv} is not a field the proposal defines; its schema would drop it, so it has no effect. "
-                           f"podSpecOverrides has {', '.join(OVERRIDE_FIELDS)}.", severity="warning")
+                           f"podSpecOverrides.{kv} is not in the proposal. The proposal's podSpecOverrides has {', '.join(OVERRIDE_FIELDS)}; "
+                           "its schema would drop any other key, so this one has no effect.", severity="warning")
 
 
 def _new_equivalent(spec, st) -> str:
@@ -482,8 +482,9 @@ def _image_ref(sf, node, where):
     problem = image_reference_problem(node.value)
     if problem:
         yield said("catalogsource-schema", sf, node,
-                   f"{where} '{clip(node.value, 60)}' is not an image reference ({problem}); the catalog pod cannot pull it, so the "
-                   "catalog never serves. Write registry/namespace/name:tag or @sha256:digest.")
+                   f"{where} '{clip(node.value, 60)}' is not an image reference. The container runtime refuses it ({problem}), "
+                   "so the catalog pod never pulls it and the catalog never serves. Write registry/namespace/name:tag or "
+                   "@sha256:digest.")
 
 
 def _address(sf, node, where):

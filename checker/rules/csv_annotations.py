@@ -388,8 +388,7 @@ def feature_annotations(bundle: Bundle, ctx):
     rels = bundle.versions.ocp_versions if bundle.versions is not None else []
     first = next((k for k, _v in (ann.items() if ann is not None else ()) if (text(k) or "").startswith(prefix)), None)
     if first is not None and rels and all(_ocp_key(r) < (4, 10) for r in rels):
-        yield finding(FA, sf, first, f"the {prefix}* annotations have no effect on OpenShift {rels[0]}-{rels[-1]}, where this bundle is "
-                      "published.", severity="info",
+        yield finding(FA, sf, first, f"the {prefix}* annotations have no effect on OpenShift {rels[0]}{'-' + rels[-1] if len(rels) > 1 else ''}.", severity="info",
                       detail="The CSV documentation says these annotations are supported in OpenShift 4.10 and later; the consoles of "
                       "the releases this bundle is published to do not read them. Keep them for later releases, or use the legacy "
                       "operators.openshift.io/infrastructure-features list those consoles read.")

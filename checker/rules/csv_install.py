@@ -282,8 +282,8 @@ def _entry_lists(rule_id, sf, entry: Mapping, what: str):
                         f"server accepts it; only a CSV applied as written (kubectl) is refused, and the console shows the "
                         f"resource without its {field}. Add {field}" + (" (e.g. v1)." if field == "version" else " (e.g. Deployment).")))
                 elif not (isinstance(v, Scalar) and isinstance(v.value, str)):
-                    yield finding(rule_id, sf, v, f"the {field} of {one} of {what} is {v.type_name()}, not a string", detail=(
-                        f"The ClusterServiceVersion CRD's schema and operator-framework/api's Go type take {field} as a string: "
+                    yield finding(rule_id, sf, v, f"the {field} of {one} of {what} is {v.type_name()}", detail=(
+                        f"It must be a string: the ClusterServiceVersion CRD's schema and operator-framework/api's Go type take {field} as one, so "
                         "the bundle cannot be decoded and the API server refuses the CSV. Quote it."))
 
 

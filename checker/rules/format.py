@@ -346,7 +346,7 @@ def bundle_annotations(bundle: Bundle, ctx):
             if lab is None and colon is not None:
                 # 'LABEL key: value' is Docker's legacy 'LABEL key value' form: the label is named 'key:'
                 yield finding("bundle-annotations", df.file, None,
-                              f"the LABEL {key} is written 'key: value', so the image has no such label",
+                              f"the LABEL {key} is written 'key: value': the image has no such label",
                               severity="warning", line=colon.line, column=colon.column,
                               detail="Docker reads 'LABEL key value' (no '=') as the legacy form and keeps the colon in the key, so "
                               f"the bundle image lacks {key}. Write LABEL {key}={colon.value}.")
