@@ -3,9 +3,12 @@ of CSVs on a cluster at a given OpenShift version, plus the max-OpenShift-versio
 enhancement's proposed three-state view (versions.md).
 
 Today's OLM (pkg/controller/operators/openshift/helpers.go, ``incompatibleOperators``, as of
-operator-lifecycle-manager 992bb097 of 2026-08-19): each
-CSV's ``olm.maxOpenShiftVersion`` property is read from its ``olm.properties`` annotation as
-it stands on the cluster (a bundle's metadata/properties.yaml is projected into it). More
+operator-lifecycle-manager 992bb097 of 2026-08-19): each installed CSV's
+``olm.maxOpenShiftVersion`` property is read from its ``operatorframework.io/properties``
+annotation only (``{"properties": [...]}``, projection.PropertiesAnnotationKey), which OLM's
+resolver writes from the catalog's bundle properties. A CSV that carries that annotation is read
+as installed (that annotation alone); a bundle, or a CSV without it, is read as the resolver would
+write it: the olm.properties annotation's properties and metadata/properties.yaml's. More
 than one declaration, an empty value, an unparsable value or one with a patch/pre-release
 part is *invalid* and blocks; a valid max below the next minor release blocks; no max does
 not block. 4.23 and 5.0 are one release (``normalizeOCPVersion``): a 4.22 cluster's next
@@ -65,6 +68,9 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
     name = csv.name or os.path.basename(bundle.path)
     ns = (md.str("namespace") if md is not None else None) or "<namespace>"
     cv = CsvVerdict(name=name, namespace=ns, source=bundle.rel)
+    installed = csv.annotation(INSTALLED_KEY)
+    if installed is not None:
+        return _installed(cv, installed, csv.annotation("olm.properties") is not None or bundle.properties_file is not None)
     ann = csv.annotation("olm.properties")
     if ann is not None and isinstance(ann.value, str):
         try:
@@ -92,6 +98,42 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
                                         f"{v.value!r}, and that is what OLM gets")
     cv.max, err = olm_max(cv.values)
     cv.error = cv.error or err
+    return cv
+
+
+# projection.PropertiesAnnotationKey (pkg/controller/registry/resolver/projection/properties.go):
+# the annotation OLM's resolver writes on the CSV it installs, from the catalog's bundle properties
+# (metadata/properties.yaml and the CSV's olm.properties, as opm serves them), and the only one
+# maxOpenShiftVersion() in openshift/helpers.go reads on a cluster
+INSTALLED_KEY = "operatorframework.io/properties"
+
+
+def _installed(cv: CsvVerdict, node, also: bool) -> CsvVerdict:
+    """An installed CSV: OLM reads only its operatorframework.io/properties annotation,
+    ``{"properties": [{"type": ..., "value": ...}]}`` (PropertyListFromPropertiesAnnotation)."""
+    if also:
+        cv.notes.append(f"read from the {INSTALLED_KEY} annotation only, as OLM reads an installed CSV; its olm.properties "
+                        "annotation and metadata/properties.yaml are not read")
+    raw = node.value if isinstance(node, Scalar) else None
+    if not isinstance(raw, str):
+        cv.error = "failed to unmarshal properties annotation: the annotation is not a string"
+        return cv
+    try:
+        doc = loads_keeping_numbers(raw)
+    except ValueError as e:
+        cv.error = f"failed to unmarshal properties annotation: {e.msg}"
+        return cv
+    props = (doc or {}).get("properties") if isinstance(doc, (dict, type(None))) else False
+    if props is not None and not isinstance(props, list):  # Go's json.Unmarshal into propertiesAnnotation refuses it
+        cv.error = "failed to unmarshal properties annotation: it is not a JSON object with a properties list"
+        return cv
+    for p in props or []:
+        if not isinstance(p, dict) or not isinstance(p.get("type", ""), str):
+            cv.error = "failed to unmarshal properties annotation: a property is not an object with a string type"
+            return cv
+        if p.get("type") == PROP:
+            cv.values.append(p.get("value"))
+    cv.max, cv.error = olm_max(cv.values)
     return cv
 
 

@@ -110,3 +110,28 @@ def test_4_23_and_5_0_are_one_release(tmp_path):
         assert rc == rc_want, (value, cluster, v)
         if cluster in ("4.23", "5.0"):
             assert v["next_minor"] == "5.1"
+
+
+INSTALLED = os.path.join(FIXTURES, "upgradeable")
+
+
+def test_installed_csv_is_read_from_operatorframework_io_properties():
+    # max came from the bundle's metadata/properties.yaml: on the cluster it is in the annotation OLM's resolver writes
+    rc, v = verdict("4.16", os.path.join(INSTALLED, "installed-max.clusterserviceversion.yaml"))
+    assert rc == 1 and v["today"]["upgradeable"] is False
+    assert v["today"]["message"].endswith("- maximum supported OCP version for operators/example-operator.v1.0.0 is 4.16")
+    rc, v = verdict("4.15", os.path.join(INSTALLED, "installed-max.clusterserviceversion.yaml"))
+    assert rc == 0 and v["csvs"][0]["max_openshift_version"] == "4.16"
+
+
+def test_installed_csv_olm_properties_is_not_read():
+    rc, v = verdict("4.16", os.path.join(INSTALLED, "installed-no-max.clusterserviceversion.yaml"))
+    assert rc == 0 and v["today"]["upgradeable"] is True
+    assert v["csvs"][0]["max_openshift_version"] is None
+    assert any("operatorframework.io/properties annotation only" in n for n in v["csvs"][0]["notes"])
+
+
+def test_installed_annotation_that_is_not_an_object_is_invalid():
+    rc, v = verdict("4.10", os.path.join(INSTALLED, "installed-broken.clusterserviceversion.yaml"))
+    assert rc == 1
+    assert "has invalid olm.maxOpenShiftVersion properties: failed to unmarshal properties annotation" in v["today"]["message"]

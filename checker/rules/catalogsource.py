@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from ..finding import Fix
 from ..nodes import Mapping, Scalar, Sequence, to_py
+from ..versions import clip
 from . import check, define, refusal, said
 
 CS_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_catalogsources.yaml"
@@ -98,7 +99,7 @@ define("catalogsource-proposed-schema", "warning", "A CatalogSource uses the pro
     Bad:
         spec:
           catalogImageSource:
-            image: quay.io/example/catalog:latest
+            catalogImage: quay.io/example/catalog:latest
     Good:
         spec:
           sourceType: grpc
@@ -122,7 +123,7 @@ define("catalogsource-deprecated-fields", "warning", "With catalogsource_schema:
     Good:
         spec:
           catalogImageSource:
-            image: quay.io/example/catalog:latest
+            catalogImage: quay.io/example/catalog:latest
     """)
 
 define("catalogsource-schema", "error", "A CatalogSource value has the wrong shape", category=CATEGORY, mixed=True, refused_by=[
@@ -137,6 +138,14 @@ define("catalogsource-schema", "error", "A CatalogSource value has the wrong sha
     tolerations, `nodeSelector` (string values), `grpcPodConfig.memoryTarget` (a quantity),
     `securityContextConfig` (`legacy` or `restricted`), `extractContent` (`catalogDir`
     required). A field the API does not know is a warning (the API server drops it).
+    The proposal's blocks (seed 003, in both modes) use its own names: `catalogImageSource`
+    has `catalogImage` and `podSpecOverrides` (`nodeSelector`, `tolerations`,
+    `priorityClassName`), `catalogServiceSource` has `address`, `configMapSource` has
+    `configMap`; any other key there is a warning (the proposal's schema would drop it). In
+    both modes, an image that is no image reference is an error (the catalog pod cannot pull
+    it) and a grpc address that is not host:port a warning (operator-framework/api
+    catalogsource_types.go documents `<registry-host or ip>:<port>`; the seed's own
+    catalogServiceSource example has no port, so nothing proves a refusal).
 
     Why: the API server rejects most wrong shapes (errors); a bad polling interval it accepts,
     and OLM then silently polls every 15 minutes instead (InvalidIntervalError): nothing
@@ -299,34 +308,70 @@ def _legacy_equivalent(spec, block) -> str:
     parts = []
     if block == "catalogImageSource":
         parts.append("sourceType: grpc")
-        keys = ("image", "grpcPodConfig", "updateStrategy")
+        keys = (("catalogImage", "image"), ("podSpecOverrides", "grpcPodConfig"))
     elif block == "catalogServiceSource":
         parts.append("sourceType: grpc")
-        keys = ("address",)
+        keys = (("address", "address"),)
     else:
         parts.append("sourceType: configmap")
-        keys = ("configMap", "grpcPodConfig")
+        keys = (("configMap", "configMap"),)
     if isinstance(b, Mapping):
-        for k in keys:
+        for k, legacy in keys:
             v = b.get(k)
             if v is not None:
-                parts.append(f"{k}: {_yaml_inline(v)}")
-            elif k in ("image", "address", "configMap"):
-                parts.append(f"{k}: <{k}>")
+                parts.append(f"{legacy}: {_yaml_inline(v)}")
+            elif legacy in ("image", "address", "configMap"):
+                parts.append(f"{legacy}: <{legacy}>")
     return "; ".join(parts)
+
+
+# the proposal's blocks and the fields it defines for each (seed 003: CatalogImageSource,
+# CatalogServiceSource, ConfigMapSource; podSpecOverrides replaces grpcPodConfig)
+BLOCK_FIELDS = {"catalogImageSource": ("catalogImage", "podSpecOverrides"), "catalogServiceSource": ("address",),
+                "configMapSource": ("configMap",)}
+OVERRIDE_FIELDS = ("nodeSelector", "tolerations", "priorityClassName")
+_RENAMED = {"image": "catalogImage", "grpcPodConfig": "podSpecOverrides"}
+
+
+def _undefined_keys(sf, spec, block):
+    """Keys of a proposal block (and of its podSpecOverrides) the proposal does not define."""
+    b = spec.get(block)
+    if not isinstance(b, Mapping):
+        return
+    known = BLOCK_FIELDS[block]
+    for k, _v in b.items():
+        kv = k.value if isinstance(k, Scalar) else None
+        if kv in known:
+            continue
+        hint = f" (its name there is {_RENAMED[kv]})" if block == "catalogImageSource" and kv in _RENAMED else ""
+        yield said("catalogsource-schema", sf, k,
+                   f"{block}.{kv} is not in the proposal{hint}. The catalogsource-spec-update proposal's {block} has "
+                   f"{', '.join(known)}; its schema would drop any other key, so this one has no effect.", severity="warning")
+    po = b.get("podSpecOverrides") if block == "catalogImageSource" else None
+    if isinstance(po, Mapping):
+        for k, _v in po.items():
+            kv = k.value if isinstance(k, Scalar) else None
+            if kv not in OVERRIDE_FIELDS:
+                yield said("catalogsource-schema", sf, k,
+                           f"podSpecOverrides.{kv} is not in the proposal. The proposal's podSpecOverrides has {', '.join(OVERRIDE_FIELDS)}; "
+                           "its schema would drop any other key, so this one has no effect.", severity="warning")
 
 
 def _new_equivalent(spec, st) -> str:
     img, addr, cm = spec.get("image"), spec.get("address"), spec.get("configMap")
     if st == "grpc" and _set(img):
-        inner = [f"image: {_yaml_inline(img)}"] + [f"{k}: {_yaml_inline(spec.get(k))}" for k in ("grpcPodConfig", "updateStrategy") if spec.get(k) is not None]
+        inner = [f"catalogImage: {_yaml_inline(img)}"]
+        gpc = spec.get("grpcPodConfig")
+        if isinstance(gpc, Mapping):
+            over = [f"{k}: {_yaml_inline(gpc.get(k))}" for k in OVERRIDE_FIELDS if gpc.get(k) is not None]
+            if over:
+                inner.append("podSpecOverrides: {" + ", ".join(over) + "}")
         return "catalogImageSource: {" + ", ".join(inner) + "}"
     if st == "grpc" and _set(addr):
         return "catalogServiceSource: {address: " + _yaml_inline(addr) + "}"
     if st in ("configmap", "internal") and _set(cm):
-        inner = [f"configMap: {_yaml_inline(cm)}"] + ([f"grpcPodConfig: {_yaml_inline(spec.get('grpcPodConfig'))}"] if spec.get("grpcPodConfig") is not None else [])
-        return "configMapSource: {" + ", ".join(inner) + "}"
-    return "one of catalogImageSource: {image: ...}, catalogServiceSource: {address: ...}, configMapSource: {configMap: ...}"
+        return "configMapSource: {configMap: " + _yaml_inline(cm) + "}"
+    return "one of catalogImageSource: {catalogImage: ...}, catalogServiceSource: {address: ...}, configMapSource: {configMap: ...}"
 
 
 def _sources(sf, spec, proposed):
@@ -377,6 +422,10 @@ def _sources(sf, spec, proposed):
                       f"catalogsource_schema: proposed; write instead: {_new_equivalent(spec, st)}.")
     img, addr, cm = spec.get("image"), spec.get("address"), spec.get("configMap")
     if st == "grpc":
+        if _set(img):
+            yield from _image_ref(sf, img, "spec.image")
+        elif _set(addr):
+            yield from _address(sf, addr, "spec.address")
         if not _set(img) and not _set(addr):
             yield said("catalogsource-source", sf, st_node,
                           "sourceType is grpc but neither image nor address is set: OLM has no registry to serve the catalog from. Add "
@@ -404,14 +453,11 @@ def _block_ignored(sf, spec, block):
     b = spec.get(block)
     if not isinstance(b, Mapping):
         return
+    yield from _undefined_keys(sf, spec, block)
+    if block == "catalogImageSource":
+        yield from _image_ref(sf, b.get("catalogImage"), f"{block}.catalogImage")
     if block == "catalogServiceSource":
-        for k in ("grpcPodConfig", "updateStrategy"):
-            if k in b:
-                yield said("catalogsource-ignored-fields", sf, _at(b, k),
-                              f"{block}.{k} is ignored: a service source runs no registry pod, so there is nothing to configure or poll. Remove it.")
-    if block == "configMapSource" and "updateStrategy" in b:
-        yield said("catalogsource-ignored-fields", sf, _at(b, "updateStrategy"),
-                      f"{block}.updateStrategy is ignored: a configmap source follows its ConfigMap and is never polled. Remove it.")
+        yield from _address(sf, b.get("address"), f"{block}.address")
     for k in ("image", "address", "configMap", "grpcPodConfig", "updateStrategy"):
         if k in spec:
             yield said("catalogsource-ignored-fields", sf, _at(spec, k),
@@ -425,3 +471,33 @@ def _ignored(sf, spec, key, message):
     if k is not None and isinstance(v, Scalar) and k.line == v.line:
         fix = Fix(k.line, "", f"remove the ignored {key}")
     return said("catalogsource-ignored-fields", sf, k if k is not None else spec, message, fix=fix)
+
+
+def _image_ref(sf, node, where):
+    """An image OLM runs the registry pod from: a reference the container runtime can pull."""
+    if not (isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip()):
+        return
+    from .images import image_reference_problem
+
+    problem = image_reference_problem(node.value)
+    if problem:
+        yield said("catalogsource-schema", sf, node,
+                   f"{where} '{clip(node.value, 60)}' is not an image reference. The container runtime refuses it ({problem}), "
+                   "so the catalog pod never pulls it and the catalog never serves. Write registry/namespace/name:tag or "
+                   "@sha256:digest.")
+
+
+def _address(sf, node, where):
+    """A registry address: host:port (catalogsource_types.go: 'Address is a host that OLM can use to
+    connect to a pre-existing registry. Format: <registry-host or ip>:<port>')."""
+    if not (isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip()):
+        return
+    v = node.value.strip()
+    host, sep, port = v.rpartition(":")
+    if v.startswith("[") and "]" in v:  # [ipv6]:port
+        host, sep, port = v.rpartition("]:")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        yield said("catalogsource-schema", sf, node,
+                   f"{where} '{clip(v, 60)}' is not host:port; the address of a registry is host:port, e.g. {clip(v.split(':')[0], 40)}:50051. "
+                   "Without a port OLM's gRPC connection does not reach the registry (it listens on 50051), and the catalog never "
+                   "becomes ready.", severity="warning")

@@ -322,7 +322,10 @@ def feature_annotations(bundle: Bundle, ctx):
     token-auth-azure, token-auth-gcp, cnf, cni, csi) with the string value `"true"` or
     `"false"`. A value other than those is a warning (an error in the `certified` profile);
     a misspelt key is a warning (info when it resembles no feature); an unquoted YAML boolean
-    is an error. (`feature-annotations-required` reports the keys certification requires.)
+    is an error. In a bundle published only to releases below 4.10 the annotations are info:
+    the CSV documentation says they are supported from OpenShift 4.10, and the consoles
+    before it do not read them. (`feature-annotations-required` reports the keys
+    certification requires.)
 
     Why: the console's OperatorHub shows these as the operator's "Infrastructure features"
     and filters by them; it treats every value but the exact string "false" as supported, so
@@ -377,9 +380,26 @@ def feature_annotations(bundle: Bundle, ctx):
         yield finding(FA, sf, k, f"'{clip(ks, 70)}' is not a known infrastructure feature annotation.",
                       detail="The console and the catalog ignore it, so the operator is not listed under that feature. The "
                       f"features are: {', '.join(names)}.{hint}",
-                      severity=None if g and (g not in required or prefix + g not in present) else "info", kind="unknown-key",
+                      severity=None if g else "info", kind="unknown-key",
                       fix=fix_key(sf, k, prefix + g, f"rename to {prefix}{g}") if g else None)
     yield from _legacy_list_case(sf, ann.get(data()["infrastructure_features"]["key"]) if ann is not None else None)
+    # the CSV documentation (seed 004): "These annotations are supported in OpenShift Container
+    # Platform 4.10 and later": a bundle published only below 4.10 shows them nowhere
+    rels = bundle.versions.ocp_versions if bundle.versions is not None else []
+    first = next((k for k, _v in (ann.items() if ann is not None else ()) if (text(k) or "").startswith(prefix)), None)
+    if first is not None and rels and all(_ocp_key(r) < (4, 10) for r in rels):
+        yield finding(FA, sf, first, f"the {prefix}* annotations have no effect on OpenShift {rels[0]}{'-' + rels[-1] if len(rels) > 1 else ''}.", severity="info",
+                      detail="The CSV documentation says these annotations are supported in OpenShift 4.10 and later; the consoles of "
+                      "the releases this bundle is published to do not read them. Keep them for later releases, or use the legacy "
+                      "operators.openshift.io/infrastructure-features list those consoles read.")
+
+
+def _ocp_key(r: str) -> tuple:
+    try:
+        a, b = str(r).split(".")[:2]
+        return int(a), int(b)
+    except ValueError:
+        return (99, 0)
 
 
 def _legacy_list_case(sf, node):

@@ -144,11 +144,18 @@ _CRD_EXPLANATION = """
               description: A widget managed by the operator.
     """
 
+_RESOURCES_NOTE = ("\n    A `resources` item that is not a mapping, or whose kind, name or version is not a string, is\n"
+                   "    an error (operator-framework/api cannot decode the CSV). A missing kind or version is only\n"
+                   "    info, though the CSV CRD's schema (and seed 004) requires them: OLM creates the CSV from the\n"
+                   "    Go type APIResourceReference, which writes a missing field as \"\", so the API server\n"
+                   "    accepts it (certified-operators holds hundreds of such entries). A missing name is not\n"
+                   "    reported: the type documents it as empty for a resource that is not a custom resource.")
+
 define("owned-crd-fields", "error", "An owned CRD entry lacks name, version or kind (error), or displayName/description (warning)",
        category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
            which="owned", why="owned entries to the CRDs shipped in the bundle by name and serves the API from the listed version",
            extra="\n    CRDs listed in the `operators.operatorframework.io/internal-objects` annotation get no\n"
-                 "    displayName/description warning: the console hides them."),
+                 "    displayName/description warning: the console hides them." + _RESOURCES_NOTE),
        refused_by=[
            refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every owned entry", _CSV_CRD),
            refusal("olm-install", "OLM's requirement check looks the owned CRD up by name and version; with none matching the CSV "
@@ -158,7 +165,7 @@ define("owned-crd-fields", "error", "An owned CRD entry lacks name, version or k
 define("required-crd-fields", "error", "A required CRD entry lacks name, version or kind (error), or displayName/description (warning)",
        category=CAT, mixed=True, explanation=_CRD_EXPLANATION.format(
            which="required", why="required entries to CRDs already on the cluster by name, version and kind before it installs the operator (the CSV stays Pending until they exist)",
-           extra=""),
+           extra=_RESOURCES_NOTE),
        refused_by=[
            refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every required entry", _CSV_CRD),
            refusal("olm-install", "OLM's requirement check looks the required CRD up by name and version; with none matching the CSV "
@@ -232,9 +239,52 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
                 yield finding(rule_id, sf, v, f"the {which} CRD name '{clip(text(v))}'{at} is not '<plural>.<group>'",
                               detail="A CRD's metadata.name always has that form (lowercase, with the API group after the first dot, "
                               "e.g. widgets.example.com), so OLM can never match this entry. Write the CRD's metadata.name.")
+        yield from _entry_lists(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at}")
         if which == "owned" and text(entry.get("name")) in internal:
             continue  # the console hides internal objects: their UI text is never shown
         yield from _ui_text(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at}")
+
+
+# The CSV CRD's schema (operator-framework/api crds/operators.coreos.com_clusterserviceversions.yaml):
+# a resources item (APIResourceReference) requires kind, name and version: the API server
+# refuses a CSV that lacks one. (A spec, status or action descriptor requires path too; the
+# loader does not build descriptors into nodes, load.SKIP_KEYS, so that is not checked here.)
+_LISTS = (("resources", ("kind", "name", "version"), "a resource entry"),)
+
+
+def _entry_lists(rule_id, sf, entry: Mapping, what: str):
+    """The shapes the API server refuses in an owned/required API entry's resources and descriptors."""
+    for key, required, one in _LISTS:
+        lst = entry.get(key)
+        if lst is None or (isinstance(lst, Scalar) and lst.value is None):
+            continue
+        if not isinstance(lst, Sequence):
+            yield finding(rule_id, sf, lst, f"{key} of {what} is {lst.type_name()}, not a list", detail=(
+                f"The ClusterServiceVersion CRD's schema types {key} as a list: the API server refuses the CSV. Write a list."))
+            continue
+        for item in lst:
+            if not isinstance(item, Mapping):
+                yield finding(rule_id, sf, item, f"{one} of {what} is {item.type_name()}, not a mapping", detail=(
+                    f"The ClusterServiceVersion CRD's schema requires {', '.join(required)} in each {key} item: the API server "
+                    "refuses the CSV. Write the item as a mapping."))
+                continue
+            for field in required:
+                v = item.get(field)
+                if v is None:
+                    if field == "name":  # "Empty string if the referenced resource type is not a custom resource"
+                        continue
+                    # the CRD's schema requires it, but OLM decodes the bundle's CSV into operator-framework/api's
+                    # types (APIResourceReference: `json:"version"`, no omitempty) and creates it from them, so the
+                    # API server gets "" and accepts it: info, a deliberate difference from the schema (seed 004)
+                    yield finding(rule_id, sf, item, f"{one} of {what} has no {field}", severity="info", detail=(
+                        f"The ClusterServiceVersion CRD's schema requires {', '.join(required)} in each {key} item. OLM creates "
+                        f"the CSV from operator-framework/api's Go types, which write a missing {field} as \"\", so the API "
+                        f"server accepts it; only a CSV applied as written (kubectl) is refused, and the console shows the "
+                        f"resource without its {field}. Add {field}" + (" (e.g. v1)." if field == "version" else " (e.g. Deployment).")))
+                elif not (isinstance(v, Scalar) and isinstance(v.value, str)):
+                    yield finding(rule_id, sf, v, f"the {field} of {one} of {what} is {v.type_name()}", detail=(
+                        f"It must be a string: the ClusterServiceVersion CRD's schema and operator-framework/api's Go type take {field} as one, so "
+                        "the bundle cannot be decoded and the API server refuses the CSV. Quote it."))
 
 
 def _ui_text(rule_id, sf, entry: Mapping, what: str):
@@ -326,6 +376,7 @@ def apiservice_definitions(bundle: Bundle, ctx):
                                   f"deploymentName '{clip(name)}' of the owned API service '{label}' is not a deployment of this CSV",
                                   detail=f"The CSV's install strategy has {', '.join(deps) or 'no deployment'}; OLM cannot find the deployment "
                                   "to serve the API and the install fails. Use one of the CSV's deployment names.")
+            yield from _entry_lists("apiservice-definitions", sf, entry, f"the {which} API service entry '{label}'")
             yield from _ui_text("apiservice-definitions", sf, entry, f"the {which} API service entry '{label}'")
 
 

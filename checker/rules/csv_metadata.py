@@ -585,7 +585,10 @@ def csv_metadata_format(bundle: Bundle, ctx):
     that decodes and a `mediatype` of image/gif, image/jpeg, image/png or image/svg+xml;
     `displayName` at least 3 characters (at most 50 reads best); `description` at least 20
     characters; `provider` a mapping whose `name` has at least 3 characters; `keywords` a
-    list of strings. (A missing field is `csv-required-fields`.)
+    list of strings; `selector` a label selector (`matchLabels` a map of strings,
+    `matchExpressions` a list); `maturity` one of the levels the CSV documentation lists
+    (planning, pre-alpha, alpha, beta, stable, mature, inactive, deprecated: another value is
+    a warning, since the CSV CRD takes any string). (A missing field is `csv-required-fields`.)
 
     Errors are what something refuses: the community catalog CI's `check_required_fields`
     (a displayName without 3 characters, a description under 20, a provider name under 3,
@@ -818,6 +821,62 @@ def csv_metadata_format(bundle: Bundle, ctx):
                 else:
                     yield finding(MF, sf, w, f"a keyword is {w.type_name()}, not a string.", kind="schema",
                                   detail="The API server refuses the CSV. Quote it.")
+
+    yield from _selector(sf, sp.get("selector"))
+    yield from _maturity(sf, sp.get("maturity"))
+
+
+# the OpenShift documentation of the CSV (seed 004): "The level of maturity the software has
+# achieved at this version. Options include planning, pre-alpha, alpha, beta, stable, mature,
+# inactive, and deprecated." The CSV CRD types it as a plain string.
+MATURITY = ("planning", "pre-alpha", "alpha", "beta", "stable", "mature", "inactive", "deprecated")
+
+
+def _maturity(sf, mt):
+    MF = "csv-metadata-format"
+    if is_blank(mt):
+        return
+    if not (isinstance(mt, Scalar) and isinstance(mt.value, str)):
+        yield finding(MF, sf, mt, f"spec.maturity is {mt.type_name()}, not a string.", kind="schema",
+                      detail="The ClusterServiceVersion CRD types it as a string: the API server refuses the CSV. Write one of "
+                      + ", ".join(MATURITY) + ".")
+        return
+    if mt.value not in MATURITY:
+        near = difflib.get_close_matches(mt.value.strip().lower(), MATURITY, n=1, cutoff=0.6)
+        yield finding(MF, sf, mt, f"spec.maturity '{shown(mt)}' is not one of the documented maturity levels.", severity="warning",
+                      detail="The CSV documentation lists " + ", ".join(MATURITY) + ". Nothing refuses another value (the CRD "
+                      "types it as any string), but it tells readers nothing they can compare. "
+                      + (f"Write '{near[0]}'." if near else "Write one of them."))
+
+
+def _selector(sf, sel):
+    """spec.selector, a LabelSelector in the CSV CRD's schema: matchLabels a map of strings,
+    matchExpressions a list."""
+    MF = "csv-metadata-format"
+    if is_blank(sel):
+        return
+    if not isinstance(sel, Mapping):
+        yield finding(MF, sf, sel, f"spec.selector is {sel.type_name()}, not a label selector mapping.", kind="schema",
+                      detail="The CSV CRD's schema types it as a LabelSelector: the API server refuses the CSV. Write "
+                      "'selector: {matchLabels: {key: value}}'.")
+        return
+    ml = sel.get("matchLabels")
+    if ml is not None and not (isinstance(ml, Scalar) and ml.value is None):
+        if not isinstance(ml, Mapping):
+            yield finding(MF, sf, ml, f"spec.selector.matchLabels is {ml.type_name()}, not a map of labels.", kind="schema",
+                          detail="The CSV CRD's schema types matchLabels as an object of strings: the API server refuses the CSV. "
+                          "Write 'matchLabels: {key: value}'.")
+        else:
+            for k, v in ml.items():
+                if not (isinstance(v, Scalar) and isinstance(v.value, str)):
+                    yield finding(MF, sf, v, f"the value of spec.selector.matchLabels '{shown(k)}' is {v.type_name()}, not a string.",
+                                  kind="schema", detail="Label values are strings in the CSV CRD's schema: the API server refuses "
+                                  "the CSV. Quote the value.")
+    me = sel.get("matchExpressions")
+    if me is not None and not (isinstance(me, Scalar) and me.value is None) and not isinstance(me, Sequence):
+        yield finding(MF, sf, me, f"spec.selector.matchExpressions is {me.type_name()}, not a list.", kind="schema",
+                      detail="The CSV CRD's schema types it as a list of {key, operator, values}: the API server refuses the CSV. "
+                      "Write it as a list.")
 
 
 _NO_SPACE = {ord(c): None for c in string.whitespace}

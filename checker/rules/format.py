@@ -142,7 +142,10 @@ METADATA_KEY = "operators.operatorframework.io.bundle.metadata.v1"
 PACKAGE_KEY = "operators.operatorframework.io.bundle.package.v1"
 CHANNELS_KEY = "operators.operatorframework.io.bundle.channels.v1"
 DEFAULT_KEY = "operators.operatorframework.io.bundle.channel.default.v1"
-KNOWN_MEDIATYPES = (REGISTRY_V1, K8S_V1, PLAIN_V0, "helm")
+# opm's own (operator-registry pkg/lib/bundle/generate.go: RegistryV1Type, PlainType, HelmType),
+# then the plain-bundle design's k8s+v1 (seed 002) and the file-based catalogs' plain+v0
+OPM_MEDIATYPES = (REGISTRY_V1, "plain", "helm")
+KNOWN_MEDIATYPES = OPM_MEDIATYPES + (K8S_V1, PLAIN_V0)
 
 
 @rule("bundle-layout", "error", "The bundle directory is not laid out as a bundle", refused_by=[
@@ -155,9 +158,12 @@ KNOWN_MEDIATYPES = (REGISTRY_V1, K8S_V1, PLAIN_V0, "helm")
 def bundle_layout(bundle: Bundle, ctx):
     """
     What: a bundle directory needs `manifests/` (the Kubernetes objects), `metadata/` and
-    `metadata/annotations.yaml` with a known mediatype (`registry+v1` for the classic format,
-    `k8s+v1`/`plain+v0` for plain Kubernetes bundles). olm-check reports half-formed bundle
-    directories instead of skipping them.
+    `metadata/annotations.yaml` with a known mediatype (`registry+v1` for the classic format;
+    opm's `plain` and `helm`; `k8s+v1`/`plain+v0` for plain Kubernetes bundles). olm-check
+    reports half-formed bundle directories instead of skipping them. (Today's `opm alpha bundle
+    validate` infers the mediatype from the manifests, `registry+v1` with a CSV and `plain`
+    without, and would refuse a `k8s+v1` annotation; olm-check judges `k8s+v1` bundles by the
+    validators the plain-bundle design adds to opm instead, the `plain-bundle-*` rules.)
 
     Why: opm cannot build a bundle image, and catalog CI rejects the pull request, when one of
     them is missing: `opm alpha bundle validate` stops at "Unable to locate manifests
@@ -208,7 +214,7 @@ def bundle_layout(bundle: Bundle, ctx):
                           detail=f"opm does not know the bundle format without it. Add '{MEDIATYPE_KEY}: registry+v1'.")
         elif not isinstance(mt, Scalar) or mt.value not in KNOWN_MEDIATYPES:
             shown = mt.raw if isinstance(mt, Scalar) else mt.type_name()
-            yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(KNOWN_MEDIATYPES[:3])})",
+            yield finding("bundle-layout", af, mt, f"the mediatype '{shown}' is not one opm knows ({', '.join(OPM_MEDIATYPES)})",
                           detail="opm refuses a bundle of another format. Write 'registry+v1' for a bundle with a "
                           "ClusterServiceVersion.")
 
@@ -338,6 +344,14 @@ def bundle_annotations(bundle: Bundle, ctx):
         for key, _w in required + [(DEFAULT_KEY, ""), (MEDIATYPE_KEY, "")]:
             a = ann.get(key)
             lab = df.labels.get(key)
+            colon = df.labels.get(key + ":")
+            if lab is None and colon is not None:
+                # 'LABEL key: value' is Docker's legacy 'LABEL key value' form: the label is named 'key:'
+                yield finding("bundle-annotations", df.file, None,
+                              f"the LABEL {key} is written 'key: value': the image has no such label",
+                              severity="warning", line=colon.line, column=colon.column,
+                              detail="Docker reads 'LABEL key value' (no '=') as the legacy form and keeps the colon in the key, so "
+                              f"the bundle image lacks {key}. Write LABEL {key}={colon.value}.")
             if isinstance(a, Scalar) and lab is not None and str(a.value) != lab.value:
                 yield finding("bundle-annotations", df.file, None,
                               f"the LABEL {key.rsplit('.', 2)[-2]}={lab.value} differs from annotations.yaml ('{a.value}')",

@@ -16,9 +16,15 @@ from __future__ import annotations
 from ..model import K8S_V1, PLAIN_V0
 from ..publication import is_plain, olm_yaml
 from ..nodes import Mapping, Scalar, Sequence
-from . import check, define, finding, said
+from . import check, define, finding, refusal, said
 
 CATEGORY = "plain"
+_DESIGN = "https://github.com/operator-framework/enhancements/blob/master/enhancements/plain-k8s-bundles.md"
+
+
+def _design(what: str) -> list:
+    return [refusal("opm", f"the k8s+v1 validators the plain-bundle design adds to opm refuse {what} (\"New validators will be "
+                    "added to opm which ensure all required manifests and metadata are present and valid\")", _DESIGN)]
 PLAIN = (K8S_V1, PLAIN_V0)
 INSTALL_MODES = ("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces")
 OPTIONAL_ANNOTATION = "operators.operatorframework.io.bundle.dependency"
@@ -34,7 +40,8 @@ def _doc(sf):
     return d if isinstance(d, Mapping) else None
 
 
-define("plain-bundle-metadata", "warning", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes", category=CATEGORY, explanation="""
+define("plain-bundle-metadata", "error", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes", category=CATEGORY, mixed=True,
+       refused_by=_design("a k8s+v1 bundle without metadata/olm.yaml and its name, version, minKubeVersion and installModes, which the design ALWAYS requires"), explanation="""
     What: a plain bundle (`k8s+v1`) has no ClusterServiceVersion; `metadata/olm.yaml` holds
     the operator's `name`, `version` (semver), `minKubeVersion` and `installModes` (the
     install modes it supports: OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces).
@@ -51,13 +58,18 @@ define("plain-bundle-metadata", "warning", "metadata/olm.yaml is missing or lack
         minKubeVersion: 1.27.0
         installModes: [AllNamespaces]
 
-    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
-    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
-    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
-    It tells what an installer following the design would refuse.
+    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+    plain-bundle design (seed 002), and the design's own gate for it is the validators it
+    adds to opm ("New validators will be added to `opm` which ensure all required manifests
+    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
+    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
+    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
+    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
+    not see.
     """)
 
-define("plain-bundle-deployment", "warning", "A plain bundle has no Deployment for the operator", category=CATEGORY, explanation="""
+define("plain-bundle-deployment", "error", "A plain bundle has no Deployment for the operator", category=CATEGORY, mixed=True,
+       refused_by=_design("a k8s+v1 bundle without a Deployment for the operator, which the design ALWAYS requires"), explanation="""
     What: the manifests of a plain bundle hold no `Deployment` (apps/v1).
 
     Why: the design takes the operator's workload from its Deployment(s): without one there
@@ -65,13 +77,18 @@ define("plain-bundle-deployment", "warning", "A plain bundle has no Deployment f
 
     Fix: add the operator's Deployment to manifests/.
 
-    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
-    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
-    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
-    It tells what an installer following the design would refuse.
+    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+    plain-bundle design (seed 002), and the design's own gate for it is the validators it
+    adds to opm ("New validators will be added to `opm` which ensure all required manifests
+    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
+    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
+    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
+    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
+    not see.
     """)
 
-define("plain-bundle-wildcard-rbac", "warning", "RBAC with '*' bound to the service account of a plain bundle's Deployment", category=CATEGORY, explanation="""
+define("plain-bundle-wildcard-rbac", "error", "RBAC with '*' bound to the service account of a plain bundle's Deployment", category=CATEGORY, mixed=True,
+       refused_by=_design("wildcard RBAC bound to the service account of the bundle's Deployments (\"disallowed in k8s+v1 bundles\")"), explanation="""
     What: a Role or ClusterRole rule with `*` in apiGroups, resources or verbs, bound (by a
     RoleBinding or ClusterRoleBinding in the bundle) to the service account a Deployment of
     the bundle runs as.
@@ -93,13 +110,18 @@ define("plain-bundle-wildcard-rbac", "warning", "RBAC with '*' bound to the serv
             resources: ["widgets"]
             verbs: ["get", "list", "watch"]
 
-    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
-    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
-    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
-    It tells what an installer following the design would refuse.
+    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+    plain-bundle design (seed 002), and the design's own gate for it is the validators it
+    adds to opm ("New validators will be added to `opm` which ensure all required manifests
+    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
+    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
+    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
+    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
+    not see.
     """)
 
-define("plain-bundle-service", "warning", "An APIService or webhook configuration names a Service the plain bundle does not have", category=CATEGORY, explanation="""
+define("plain-bundle-service", "error", "An APIService or webhook configuration names a Service the plain bundle does not have", category=CATEGORY, mixed=True,
+       refused_by=_design("an APIService or webhook configuration without the Service it references, which the design requires"), explanation="""
     What: an `APIService` (`spec.service`) or a `Validating/MutatingWebhookConfiguration`
     (`webhooks[].clientConfig.service`) of a plain bundle names a Service that is not among
     the bundle's manifests.
@@ -110,10 +132,14 @@ define("plain-bundle-service", "warning", "An APIService or webhook configuratio
 
     Fix: add the Service (selecting the operator's Deployment pods) or correct the name.
 
-    Severity: a warning. The plain-bundle design is a proposal: no released OLM installs a
-    `k8s+v1` bundle (OLM v0 installs registry+v1 only; opm knows plain bundles only as the
-    experimental `plain+v0` mediatype of file-based catalogs), so nothing refuses this today.
-    It tells what an installer following the design would refuse.
+    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+    plain-bundle design (seed 002), and the design's own gate for it is the validators it
+    adds to opm ("New validators will be added to `opm` which ensure all required manifests
+    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
+    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
+    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
+    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
+    not see.
     """)
 
 define("plain-bundle-apis", "info", "The APIs OLM will infer from a plain bundle", category=CATEGORY, explanation="""
@@ -137,10 +163,21 @@ def _has(m, key) -> bool:
     return v is not None and not (isinstance(v, Scalar) and v.value in (None, ""))
 
 
+GATED = ("plain-bundle-metadata", "plain-bundle-deployment", "plain-bundle-wildcard-rbac", "plain-bundle-service")
+
+
 @check("bundle")
 def plain_bundle(bundle, ctx):
     if not is_plain(bundle):
         return
+    k8s = bundle.mediatype == K8S_V1
+    for f in _plain_bundle(bundle, ctx):
+        if f.rule in GATED and not k8s:
+            f.kind = "not-k8s-v1"  # the design's opm validators judge bundles annotated k8s+v1
+        yield f
+
+
+def _plain_bundle(bundle, ctx):
     yield from _metadata(bundle)
     if not bundle.readable:
         return

@@ -14,7 +14,7 @@ from ..finding import Fix
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import release_ranges as _ranges
-from ..versions import ACCEPTED_FORMS, LABEL_KEY, clip, label_unknown, norm, parse_min_kube, vkey, vstr
+from ..versions import ACCEPTED_FORMS, LABEL_KEY, MAX_TYPE, clip, label_unknown, norm, parse_min_kube, vkey, vstr
 from . import check, define, finding, refusal, value_fix
 
 CAT = "version"
@@ -232,7 +232,14 @@ def label_rules(bundle: Bundle, ctx):
     df = bundle.dockerfile if bundle.operator is None else None
     if df is not None:
         lab = df.labels.get(LABEL_KEY)
-        if lab is None and node is not None:
+        colon = next((x for k, x in df.labels.items() if k.rstrip(":").strip() == LABEL_KEY and k != LABEL_KEY), None)
+        if lab is None and node is not None and colon is not None:
+            # 'LABEL key: value' is Docker's legacy 'LABEL key value' form: the label is named 'key:'
+            yield finding("ocp-versions-mismatch", df.file, None,
+                          f"the LABEL {LABEL_KEY} is written 'key: value', so the image has no such label", severity="warning", line=colon.line, column=colon.column,
+                          detail="Docker reads 'LABEL key value' (no '=') as the legacy form and keeps the colon in the key, so a "
+                          f"bundle image built from this Dockerfile lacks {LABEL_KEY}. Write LABEL {LABEL_KEY}=\"{vi.label}\".")
+        elif lab is None and node is not None:
             yield finding("ocp-versions-mismatch", df.file, None,
                           f"{df.file.rel.rsplit('/', 1)[-1]} has no LABEL {LABEL_KEY}, while metadata/annotations.yaml sets it to "
                           f"'{clip(vi.label)}'", severity="warning", line=1, column=1,
@@ -334,9 +341,13 @@ define("max-ocp-version-ignored", "error", "maxOpenShiftVersion is declared wher
 ], explanation="""
     What: maxOpenShiftVersion set as a CSV annotation `operators.coreos.com/maxOpenShiftVersion`
     (the spelling of the enhancement proposals, never shipped), as a key in
-    metadata/annotations.yaml, or as a Dockerfile LABEL.
+    metadata/annotations.yaml, as a Dockerfile LABEL, or as a property type in
+    metadata/properties.yaml other than `olm.maxOpenShiftVersion` (seed 001's
+    `operators.coreos.com/maxOpenShiftVersion`).
 
-    Why: OLM reads it only from the `olm.maxOpenShiftVersion` property; anywhere else it has no
+    Why: OLM reads it only from the `olm.maxOpenShiftVersion` property
+    (`MaxOpenShiftVersionProperty` in OLM's pkg/controller/operators/openshift/helpers.go; seed
+    001's key is not what OLM implemented); anywhere else it has no
     effect and cluster upgrades are not blocked.
 
     Refused by: nothing refuses the declaration; the cluster upgrade it was meant to stop goes
@@ -369,12 +380,14 @@ define("max-ocp-version-range", "error", "maxOpenShiftVersion conflicts with the
             "upgradeable at once (OLM compares the cluster's next minor release with the CSV's max)", OLM_MAX),
 ], explanation="""
     What: maxOpenShiftVersion below the label's lower bound (every release the bundle is
-    published to is above its max: error), or a label that reaches releases above
-    maxOpenShiftVersion (some of them: warning).
+    published to is above its max), or a label that reaches releases above
+    maxOpenShiftVersion (some of them: max 4.12 with `v4.12-v4.14`, seed 000's own example
+    of an invalid combination). Both are errors.
 
     Why: a cluster above maxOpenShiftVersion that installs the bundle is at once marked not
-    upgradeable; when that is every release the bundle is published to, no user can install
-    it without blocking their cluster's upgrades.
+    upgradeable (OLM compares max with the cluster's next minor release); every release above
+    max that the label publishes to is one where every user who installs the bundle blocks
+    their cluster's upgrades.
 
     Refused by: OLM's upgradeable check (`incompatibleOperators` in
     pkg/controller/operators/openshift/helpers.go), which blocks cluster upgrades.
@@ -433,6 +446,21 @@ def max_rules(bundle: Bundle, ctx):
                               f"'{clip(k.value)}' in annotations.yaml has no effect, so cluster upgrades are NOT blocked",
                               detail="OLM reads maxOpenShiftVersion only from the olm.maxOpenShiftVersion property. Move it to "
                               f"metadata/properties.yaml (properties: [{{type: olm.maxOpenShiftVersion, value: \"{_plain(v)}\"}}]).")
+    pf = bundle.properties_file
+    if pf is not None and pf.documents and isinstance(pf.documents[0], Mapping):
+        props = pf.documents[0].get("properties")
+        if isinstance(props, Sequence):
+            for p in props:
+                t = p.get("type") if isinstance(p, Mapping) else None
+                if isinstance(t, Scalar) and isinstance(t.value, str) and t.value != MAX_TYPE and "maxopenshiftversion" in t.value.lower():
+                    v = p.get("value")
+                    # seed 001 names the key operators.coreos.com/maxOpenShiftVersion; the property OLM reads is olm.maxOpenShiftVersion
+                    yield finding("max-ocp-version-ignored", pf, t,
+                                  f"the property type '{clip(t.value)}' has no effect, so cluster upgrades are NOT blocked",
+                                  detail=f"OLM reads maxOpenShiftVersion only from a property of type {MAX_TYPE} (seed 001's "
+                                  "operators.coreos.com/maxOpenShiftVersion is not what OLM implemented: "
+                                  "pkg/controller/operators/openshift/helpers.go reads MaxOpenShiftVersionProperty, "
+                                  f"\"{MAX_TYPE}\"). Write type: {MAX_TYPE}, value: \"{_plain(v)}\".")
     if bundle.dockerfile is not None:
         for key, lab in bundle.dockerfile.labels.items():
             if "maxopenshiftversion" in key.lower():
@@ -457,8 +485,10 @@ def max_rules(bundle: Bundle, ctx):
             if above:
                 yield finding("max-ocp-version-range", first.file, first.node,
                               f"{LABEL_KEY} '{clip(lr.raw)}' publishes the bundle to OpenShift {_rels(above)}, above its "
-                              f"maxOpenShiftVersion {vi.max_ocp}", severity="warning", ocp=above,
-                              detail="Clusters there get an operator that blocks their upgrades. Close the label: "
+                              f"maxOpenShiftVersion {vi.max_ocp}", ocp=above,
+                              detail="OLM compares maxOpenShiftVersion with the cluster's next minor release, so a cluster "
+                              "there that installs the bundle from its catalog is marked Not Upgradeable at once (seed 000 "
+                              "calls such a combination invalid). Close the label: "
                               f"\"v{vstr(lr.lower)}-v{vi.max_ocp}\".")
     affected = [r for r in table.releases if r.ocp in vi.ocp_versions and r.key <= mx]
     nxt = next((r for r in table.releases if r.key > mx), None)

@@ -43,6 +43,7 @@ def webhook_definitions(bundle: Bundle, ctx):
         if m.name:
             crds.setdefault(m.name, m)
     modes_checked = False
+    converted = {}  # CRD name -> (the conversion webhook's label, its line)
     for wh in whs:
         if not isinstance(wh, Mapping):
             yield finding("webhook-definitions", sf, wh, f"this webhook description is {wh.type_name()}, not a mapping (type, generateName, deploymentName, rules, ...)", detail="The API server rejects the CSV.")
@@ -92,6 +93,18 @@ def webhook_definitions(bundle: Bundle, ctx):
         if wtype == "ConversionWebhook":
             yield from _conversion(bundle, sf, spec, wh, label, owned, crds, not modes_checked)
             modes_checked = True
+            for name, nnode in strings(wh.get("conversionCRDs")):
+                if name in converted and converted[name][0] != label:
+                    yield finding("webhook-definitions", sf, nnode,
+                                  f"the CRD '{clip(name)}' has a conversion webhook already ('{converted[name][0]}', line {converted[name][1]})",
+                                  severity="warning",
+                                  detail="A CRD has one conversion webhook (spec.conversion.webhook), and the CSV documentation says so "
+                                  "(\"There can only be one conversion webhook on the entire cluster for a given CRD\"). OLM refuses "
+                                  "nothing: it writes each conversion webhook into the CRD in turn (install/webhook.go "
+                                  "createOrUpdateConversionWebhook), so only one of them is ever called. Keep one conversion webhook "
+                                  "per CRD.")
+                else:
+                    converted.setdefault(name, (label, nnode.line))
 
 
 def _owned_crd_names(spec) -> set:
@@ -218,7 +231,9 @@ define("webhook-definitions", "error", "A webhook description OLM refuses or can
     A ConversionWebhook must list `conversionCRDs`, each an owned CRD whose manifest does not
     preserve unknown fields (an `apiextensions.k8s.io/v1beta1` CRD without
     `preserveUnknownFields: false` preserves them by default), and the CSV must support the
-    AllNamespaces install mode and no other.
+    AllNamespaces install mode and no other. Two conversion webhooks for one CRD are a
+    warning: a CRD has one conversion webhook, and OLM, which refuses nothing there, writes
+    each into the CRD in turn, so only the last is called.
 
     Why: OLM fails the CSV on a repeated generateName and on these rules ("webhook rules
     cannot include all groups"...), never finishes a webhook whose deployment does not exist
