@@ -40,6 +40,18 @@ def _doc(sf):
     return d if isinstance(d, Mapping) else None
 
 
+
+# the severity paragraph of the four plain-bundle rules' explanations
+_K8S_V1_SEVERITY = """Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+    plain-bundle design (seed 002), and the design's own gate for it is the validators it
+    adds to opm ("New validators will be added to `opm` which ensure all required manifests
+    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
+    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
+    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
+    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
+    not see.
+    """
+
 define("plain-bundle-metadata", "error", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes", category=CATEGORY, mixed=True,
        refused_by=_design("a k8s+v1 bundle without metadata/olm.yaml and its name, version, minKubeVersion and installModes, which the design ALWAYS requires"), explanation="""
     What: a plain bundle (`k8s+v1`) has no ClusterServiceVersion; `metadata/olm.yaml` holds
@@ -58,15 +70,7 @@ define("plain-bundle-metadata", "error", "metadata/olm.yaml is missing or lacks 
         minKubeVersion: 1.27.0
         installModes: [AllNamespaces]
 
-    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-    plain-bundle design (seed 002), and the design's own gate for it is the validators it
-    adds to opm ("New validators will be added to `opm` which ensure all required manifests
-    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-    not see.
-    """)
+""" + _K8S_V1_SEVERITY)
 
 define("plain-bundle-deployment", "error", "A plain bundle has no Deployment for the operator", category=CATEGORY, mixed=True,
        refused_by=_design("a k8s+v1 bundle without a Deployment for the operator, which the design ALWAYS requires"), explanation="""
@@ -77,15 +81,7 @@ define("plain-bundle-deployment", "error", "A plain bundle has no Deployment for
 
     Fix: add the operator's Deployment to manifests/.
 
-    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-    plain-bundle design (seed 002), and the design's own gate for it is the validators it
-    adds to opm ("New validators will be added to `opm` which ensure all required manifests
-    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-    not see.
-    """)
+""" + _K8S_V1_SEVERITY)
 
 define("plain-bundle-wildcard-rbac", "error", "RBAC with '*' bound to the service account of a plain bundle's Deployment", category=CATEGORY, mixed=True,
        refused_by=_design("wildcard RBAC bound to the service account of the bundle's Deployments (\"disallowed in k8s+v1 bundles\")"), explanation="""
@@ -110,15 +106,7 @@ define("plain-bundle-wildcard-rbac", "error", "RBAC with '*' bound to the servic
             resources: ["widgets"]
             verbs: ["get", "list", "watch"]
 
-    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-    plain-bundle design (seed 002), and the design's own gate for it is the validators it
-    adds to opm ("New validators will be added to `opm` which ensure all required manifests
-    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-    not see.
-    """)
+""" + _K8S_V1_SEVERITY)
 
 define("plain-bundle-service", "error", "An APIService or webhook configuration names a Service the plain bundle does not have", category=CATEGORY, mixed=True,
        refused_by=_design("an APIService or webhook configuration without the Service it references, which the design requires"), explanation="""
@@ -132,15 +120,7 @@ define("plain-bundle-service", "error", "An APIService or webhook configuration 
 
     Fix: add the Service (selecting the operator's Deployment pods) or correct the name.
 
-    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-    plain-bundle design (seed 002), and the design's own gate for it is the validators it
-    adds to opm ("New validators will be added to `opm` which ensure all required manifests
-    and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-    knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-    and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-    that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-    not see.
-    """)
+""" + _K8S_V1_SEVERITY)
 
 define("plain-bundle-apis", "info", "The APIs OLM will infer from a plain bundle", category=CATEGORY, explanation="""
     What: what OLM derives from a plain bundle's manifests, per the design: provided APIs
