@@ -42,7 +42,7 @@ def _doc(sf):
 
 
 # the severity paragraph of the four plain-bundle rules' explanations
-_K8S_V1_SEVERITY = """Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+_K8S_V1_SEVERITY = """    Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
     plain-bundle design (seed 002), and the design's own gate for it is the validators it
     adds to opm ("New validators will be added to `opm` which ensure all required manifests
     and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
