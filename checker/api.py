@@ -39,8 +39,12 @@ def target_of(repo, chosen: Optional[str]) -> tuple:
 
     catalog = None
     root = getattr(repo, "root", None)
-    if root:
-        catalog = read_catalog(root)
+    if root and getattr(repo, "reader", None) is not None:
+        catalog = read_catalog(repo.reader, root)
+        if catalog is not None and catalog.file is not None:
+            from .rules.format import file_problems  # a config.yaml the run cannot read is a finding, as any file
+
+            repo.problems.extend(file_problems([catalog.file]))
     org = target_of_organization(catalog.organization) if catalog is not None else None
     return catalog, chosen or org or "community"
 

@@ -150,7 +150,7 @@ class Catalog:
     waivers: list = field(default_factory=list)
     live: Optional[tuple] = None
     path: Optional[str] = None
-    problems: list = field(default_factory=list)
+    file: Optional[object] = None  # load.SourceFile of config.yaml (its problems are reported)
 
     def waived(self, check: str, operator: Optional[str]) -> bool:
         if operator is None:
@@ -174,46 +174,41 @@ def target_of_organization(org) -> Optional[str]:
     return None
 
 
-def read_catalog(root: str) -> Optional[Catalog]:
+def read_catalog(reader, root: str) -> Optional[Catalog]:
     """The catalog repository at ``root``: its ``config.yaml`` and ``catalogs/`` releases
-    (None when ``root`` holds neither). A config.yaml that cannot be read is no catalog config
-    (its problems are listed)."""
+    (None when ``root`` holds neither). The config file is read through the run's ``Reader``
+    like every other file (limits, links out of the tree, YAML problems: ``Catalog.file``'s
+    problems); one that cannot be read names no organization and waives nothing."""
+    if not os.path.isdir(os.path.join(root, "operators")):
+        return None
     cfg_path = os.path.join(root, "config.yaml")
-    cat_dir = os.path.join(root, "catalogs")
     cat = Catalog()
     found = False
-    if os.path.isfile(cfg_path) and os.path.isdir(os.path.join(root, "operators")):
+    if os.path.isfile(cfg_path):
         found = True
         cat.path = cfg_path
-        try:
-            with open(cfg_path, "rb") as fh:
-                if os.fstat(fh.fileno()).st_size > 1 << 20:
-                    raise ValueError("larger than 1 MiB")
-                data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except (OSError, ValueError, yaml.YAMLError) as e:
-            cat.problems.append(f"{cfg_path}: not read ({type(e).__name__})")
-            data = None
-        except Exception as e:  # a mistagged value
-            cat.problems.append(f"{cfg_path}: not read ({type(e).__name__})")
-            data = None
-        if isinstance(data, dict):
-            org = data.get("organization")
-            cat.organization = org if isinstance(org, str) else None
-            for t in data.get("tests") or () if isinstance(data.get("tests"), list) else ():
-                if isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("ignore_operators"), list):
-                    cat.waivers.append((t["name"], [p for p in t["ignore_operators"] if isinstance(p, str)]))
-    if os.path.isdir(cat_dir) and os.path.isdir(os.path.join(root, "operators")):
+        cat.file = reader.yaml_file(cfg_path, skip=False)
+        docs = [d for d in cat.file.documents if d is not None]
+        data = docs[0] if len(docs) == 1 else None
+        if data is not None and data.kind == "mapping":
+            cat.organization = data.str("organization")
+            tests = data.get("tests")
+            for t in tests.items if tests is not None and tests.kind == "sequence" else ():
+                names = t.get("ignore_operators") if t.kind == "mapping" else None
+                if t.kind == "mapping" and t.str("name") and names is not None and names.kind == "sequence":
+                    cat.waivers.append((t.str("name"), [x.value for x in names.items
+                                                        if x.kind == "scalar" and isinstance(x.value, str)]))
+    rel = []
+    try:
+        for name in os.listdir(os.path.join(root, "catalogs")):
+            m = re.fullmatch(r"v(\d+)\.(\d+)", name)
+            if m and os.path.isdir(os.path.join(root, "catalogs", name)):
+                rel.append((int(m.group(1)), int(m.group(2))))
+    except OSError:
         rel = []
-        try:
-            for name in os.listdir(cat_dir):
-                m = re.fullmatch(r"v(\d+)\.(\d+)", name)
-                if m and os.path.isdir(os.path.join(cat_dir, name)):
-                    rel.append((int(m.group(1)), int(m.group(2))))
-        except OSError:
-            rel = []
-        if rel:
-            found = True
-            cat.live = tuple(f"{a}.{b}" for a, b in sorted(rel))
+    if rel:
+        found = True
+        cat.live = tuple(f"{a}.{b}" for a, b in sorted(rel))
     return cat if found else None
 
 

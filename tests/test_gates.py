@@ -176,3 +176,20 @@ def test_a_sentence_about_a_gate_is_in_the_detail_only_where_that_gate_is_on_the
     _, data = run_json("check", "operators/alpha-op", "--profile", "certified", cwd=str(tree))
     (f,) = _by_rule(data, "dangling-bundle")
     assert f["severity"] == "error" and "check_dangling_bundles" not in f["detail"] and "OLM never offers" in f["detail"]
+
+
+def test_a_catalog_config_yaml_that_cannot_be_read_is_a_finding_and_the_run_goes_on(tree, tmp_path):
+    # broken YAML: reported at its line; no organization, so the default target (community)
+    (tree / "config.yaml").write_text("organization: certified-operators\ntests: [\n")
+    _, data = run_json("check", ".", cwd=str(tree))
+    bad = [f for f in data["findings"] if f["path"] == "config.yaml"]
+    assert bad and bad[0]["rule"] == "yaml-syntax"
+    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"error"}  # community's own check
+    # a link out of the tree is not followed (the Reader's rule for every file)
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("organization: certified-operators\n")
+    (tree / "config.yaml").unlink()
+    os.symlink(outside, tree / "config.yaml")
+    _, data = run_json("check", ".", cwd=str(tree))
+    assert any(f["path"] == "config.yaml" and f["rule"] == "yaml-limits" for f in data["findings"])
+    assert {x["severity"] for x in _by_rule(data, "min-kube-version-range")} == {"error"}
