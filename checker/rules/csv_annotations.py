@@ -622,7 +622,12 @@ def _same_image(ref: str) -> str:
 
 @rule("disconnected-requirements", "warning",
       "Disconnected support is claimed, but a RELATED_IMAGE_* operand image is not in relatedImages, relatedImages is empty, or an image is referenced by tag",
-      category="csv", mixed=True)
+      category="csv", mixed=True, refused_by=[
+          refusal("certification", "the certified pipelines' digest-pinning task (operator-hosted-pipeline.yml, when "
+                  "cert_project_required; enforce_pinning defaults to true) fails a bundle with an image it had to pin (a "
+                  "tag), and a CSV whose relatedImages is missing or lists fewer images than the CSV references",
+                  ISV_DIGEST_PINNING),
+      ])
 def disconnected_requirements(bundle: Bundle, ctx):
     """
     What: when the CSV claims disconnected support
@@ -638,9 +643,11 @@ def disconnected_requirements(bundle: Bundle, ctx):
       one, and every image referenced by tag rather than digest (in the containers, in
       `RELATED_IMAGE_*` values, in relatedImages).
 
-    All are **warnings** for every target: no gate refuses them, and OLM's install succeeds
-    (OLM reads relatedImages for nothing); what breaks is the operand's image pull, later, on
-    a disconnected cluster.
+    OLM's install succeeds in every case (it reads relatedImages for nothing); what breaks is
+    the operand's image pull, later, on a disconnected cluster: **warnings**, except where the
+    certified pipelines' digest-pinning task refuses the bundle (certified, marketplace): an
+    image by tag (verify-pinning fails a reference it had to pin) and a missing
+    spec.relatedImages (verify-related-images) are **errors** there.
 
     Why: opm builds a bundle's image list in the catalog from `spec.relatedImages` plus the
     install deployments' container and init container images (operator-registry
@@ -650,9 +657,11 @@ def disconnected_requirements(bundle: Bundle, ctx):
     own images are mirrored even when relatedImages omits them. Red Hat's restricted-network
     guidance asks for digests: ImageDigestMirrorSet and ImageContentSourcePolicy redirect only
     pulls by digest; since OpenShift 4.13 an ImageTagMirrorSet can mirror tags too, so nothing
-    refuses a tag in the community catalog. Red Hat's certified pipelines pin tags themselves
-    (the hosted pipeline's digest-pinning task; verify-pinned-digest, which fails unpinned
-    images, runs only in the partners' own CI pipeline, operator-ci-pipeline.yml).
+    refuses a tag in the community catalog. The certified pipelines' digest-pinning task
+    (operator-hosted-pipeline.yml, when cert_project_required; tasks/digest-pinning.yml,
+    enforce_pinning true by default) pins the references, fails the pull request when it had
+    to, and fails a CSV whose relatedImages is missing or lists fewer images than the CSV
+    references (a count: it does not check which images).
 
     Fix: list every image the operator runs or starts under spec.relatedImages, pinned by
     digest; or set the annotation to "false".
