@@ -17,7 +17,7 @@ def rules_markdown(rules: list) -> str:
         out.append(f"| [`{r.id}`](#{r.id}) | {r.category} | {sev} | {r.summary} |")
     out.append("")
     for r in rules:
-        out += [f"## {r.id}", "", f"**{r.severity}** ({r.category}) — {r.summary}", ""]
+        out += [f"## {r.id}", "", f"**{r.headline()}** ({r.category}) — {r.summary}", ""]
         kinds = r.kinds()
         if kinds:
             out += ["Severity per target, by finding kind (the gate that decides it):", "",

@@ -288,7 +288,7 @@ def _judge(f: Finding, rule, ctx: Context, live, fbc=frozenset()) -> Optional[st
     v = gates.judge(rule.id, f.kind, ctx.profile, op, f.ocp_versions, ctx.catalog, live,
                     pinned=bool(ctx.target), fbc=op in fbc)
     if v is None:
-        return rule.severity if rule.severity != "error" else "warning"
+        return rule.severity if rule.severity and rule.severity != "error" else "warning"
     if v.gate is not None:
         g = v.gate
         f.gate = {"id": g.id, "name": g.title(), "source": g.source, "since": g.since}

@@ -251,3 +251,41 @@ def test_bundle_rules_do_not_reach_into_the_repository():
     bad = {name: lines for name, path in _modules().items()
            if name.startswith("checker.rules") for lines in [_context_repo_reads(path)] if lines}
     assert bad == {}, f"rules reading ctx.repo: {bad}"
+
+
+# What a rule module may import: the registry, the rules' shared helpers, the ports of upstream
+# code, and the core's data types (issue 28: one home per rule, no rule-to-rule imports).
+RULE_MAY_IMPORT = ("checker.rules", "checker.rules.lib", "checker.upstream", "checker.context", "checker.model",
+                   "checker.nodes", "checker.versions", "checker.finding", "checker.facts", "checker.gates")
+
+
+def _rule_modules(graph: dict) -> list:
+    from checker.rules import CATEGORIES
+
+    return sorted(m for m in graph if m.count(".") >= 3 and m.split(".")[1] == "rules" and m.split(".")[2] in CATEGORIES)
+
+
+def test_a_rule_module_imports_no_other_rule_module():
+    graph = _graph()
+    mods = _rule_modules(graph)
+    bad = sorted((m, t) for m in mods for t in graph[m]
+                 if not any(t == a or t.startswith(a + ".") for a in RULE_MAY_IMPORT)
+                 or (t.startswith("checker.rules.") and not t.startswith("checker.rules.lib")))
+    assert bad == [], "rule modules importing what they must not: " + ", ".join(f"{m} -> {t}" for m, t in bad)
+
+
+def test_the_rules_shared_helpers_import_no_rule_module():
+    graph = _graph()
+    lib = [m for m in graph if m == "checker.rules.lib" or m.startswith("checker.rules.lib.")]
+    assert len(lib) >= 5
+    bad = sorted((m, t) for m in lib for t in graph[m]
+                 if t == "checker.rules" or (t.startswith("checker.rules.") and not t.startswith("checker.rules.lib")))
+    assert bad == [], ", ".join(f"{m} -> {t}" for m, t in bad)
+
+
+def test_upstream_ports_import_nothing_of_the_checker_but_each_other():
+    graph = _graph()
+    ups = [m for m in graph if m.startswith("checker.upstream")]
+    assert len(ups) >= 3
+    bad = sorted((m, t) for m in ups for t in graph[m] if not t.startswith("checker.upstream"))
+    assert bad == [], ", ".join(f"{m} -> {t}" for m, t in bad)

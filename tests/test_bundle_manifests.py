@@ -11,7 +11,7 @@ import pytest
 
 from checker.api import check
 from checker.rules.bundle_manifests import MAX_BUNDLE_SIZE, WARN_PERCENT, encoded_size
-from checker.rules.images import image_reference_problem
+from checker.upstream.docker_reference import image_reference_problem
 from checker.rules.kinds import kind_table
 
 from conftest import FIXTURES
@@ -178,7 +178,7 @@ def test_a_one_line_fix_replaces_the_whole_scalar(tmp_path, written):
     import yaml
 
     from checker.load import Reader
-    from checker.rules import value_fix
+    from checker.rules.lib.fixes import fix_value as value_fix
 
     path = tmp_path / "m.yaml"
     path.write_text(f"a:\n  type: {written}  # why\n  b: 1\n")

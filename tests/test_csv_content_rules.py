@@ -10,7 +10,7 @@ import pytest
 
 from checker.api import check
 from checker.rules import PROFILES
-from checker.rules.csv_common import go_mail_address_error, go_request_uri_error
+from checker.upstream.go_parsers import go_mail_address_error, go_request_uri_error
 from checker.rules.csv_metadata import email_problem, url_problem
 
 from conftest import GOOD_CSV as CSV

@@ -33,7 +33,7 @@ def render(report, findings, rules) -> str:
             "fullDescription": {"text": _sentence(explanation.split("\n\n")[0].replace("\n", " "))},
             "help": {"text": _sentence(explanation), "markdown": _sentence(explanation)},
             "helpUri": help_uri(rid) or RULES_DOC,
-            "defaultConfiguration": {"level": LEVEL.get(r.severity if r else "error", "error")},
+            "defaultConfiguration": {"level": LEVEL.get(r.headline() if r else "error", "error")},
             "properties": {"tags": ["olm", r.category if r else "internal"]},
         })
     results = []

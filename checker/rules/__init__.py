@@ -91,8 +91,12 @@ def refusal(component: str, what: str, source: str) -> Refusal:
 
 @dataclass
 class Rule:
+    """A rule: its id (the contract), summary, explanation and category. Its severities are
+    data (``checker/data/verdicts.yaml``: per finding kind, the gates that refuse or warn);
+    ``severity`` is the most severe of them for any target, for the docs' headline."""
+
     id: str
-    severity: str  # default severity (the most severe a finding of it can have by default)
+    severity: str  # the most severe a finding of it can be, for some target (from the gates' data)
     summary: str
     explanation: str = ""
     category: str = "format"
@@ -104,6 +108,37 @@ class Rule:
     # who refuses or breaks what an error finding of this rule reports (Refusal entries);
     # every rule that can report an error has at least one (tests/test_rules_doc.py)
     refused_by: tuple = ()
+
+    def check(self, fn: Optional[Callable] = None, *, scope: str = "bundle") -> Callable:
+        """``@RULE.check`` (or ``@RULE.check(scope="repo")``): register the function that yields
+        this rule's findings (and, for a family, its siblings')."""
+        if scope not in CHECKS:
+            raise ValueError(scope)
+
+        def deco(f: Callable) -> Callable:
+            CHECKS[scope].append(f)
+            return f
+
+        return deco(fn) if fn is not None else deco
+
+    def at(self, file, node: Optional[Node], message: str, *, detail: str, kind: str = "",
+           fix: Optional[Fix] = None, ocp: Optional[Iterable] = None, line: Optional[int] = None,
+           column: Optional[int] = None, gate_notes: Optional[dict] = None) -> Finding:
+        """A finding of this rule at ``node`` of ``file`` (a SourceFile, or a display path):
+        ``message`` says what is wrong in one sentence, ``detail`` why it matters and how to
+        fix it; ``kind`` names which observation it is, for the gates' data to judge."""
+        return finding(self.id, file, node, message, ocp=ocp, fix=fix, line=line, column=column,
+                       detail=detail, kind=kind, gate_notes=gate_notes)
+
+    def headline(self) -> str:
+        """The most severe a finding of this rule can be for any target, from the gates' data
+        (a rule still declaring its severity in code: that one)."""
+        if self.severity:
+            return self.severity
+        rank = {"error": 3, "warning": 2, "info": 1, "off": 0}
+        sevs = [t["severity"] for k in self.kinds() for t in k["targets"].values()]
+        best = max(sevs, key=rank.__getitem__, default="off")
+        return "info" if best == "off" else best
 
     def can_error(self) -> bool:
         """True when a finding of this rule can be an error for some target."""
@@ -119,7 +154,7 @@ class Rule:
             return None
         kinds = explain(self.id)
         if not kinds:
-            return self.severity if self.severity != "error" else "warning"
+            return self.severity if self.severity and self.severity != "error" else "warning"
         rank = {"error": 3, "warning": 2, "info": 1, "off": 0}
         best = max((k["targets"][profile]["severity"] for k in kinds), key=rank.__getitem__)
         return None if best == "off" else best
@@ -137,7 +172,7 @@ class Rule:
     def to_json(self) -> dict:
         return {
             "id": self.id,
-            "severity": self.severity,
+            "severity": self.headline(),
             "profiles": {p: (self.severity_in(p) or "off") for p in PROFILES},
             "kinds": self.kinds(),
             "category": self.category,
@@ -151,16 +186,34 @@ RULES: dict = {}
 CHECKS: dict = {"bundle": [], "repo": []}
 
 
-def define(id: str, severity: str, summary: str, explanation: str = "", category: str = "format",
-           profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = (),
-           refused_by: Iterable = ()) -> Rule:
+SEVERITIES = ("error", "warning", "info")
+
+
+def define(id: str, *args, explanation: str = "", category: str = "format", profiles: Optional[dict] = None,
+           mixed: bool = False, supersedes: tuple = (), refused_by: Iterable = (), severity: Optional[str] = None,
+           summary: Optional[str] = None) -> Rule:
+    """Register rule ``id``: ``define(id, summary, explanation, category=...)``; its severities
+    come from the gates' data. (The older ``define(id, severity, summary, ...)`` is read too.)"""
+    args = list(args)
+    if len(args) >= 2 and args[0] in SEVERITIES and severity is None:
+        severity = args.pop(0)
+    if summary is None:
+        if not args:
+            raise TypeError(f"{id}: define() needs a summary")
+        summary = args.pop(0)
+    if args:
+        explanation = args.pop(0)
+    if args:
+        category = args.pop(0)
+    if args:
+        raise TypeError(f"{id}: define() takes id, summary, explanation, category")
     if id in RULES:
         raise ValueError(f"rule id {id} defined twice")
     refs = tuple(refused_by)
     for x in refs:
         if not isinstance(x, Refusal):
             raise TypeError(f"{id}: refused_by takes refusal(...) entries")
-    r = Rule(id, severity, summary, _dedent(explanation), category, dict(profiles or {}), mixed, tuple(supersedes), refs)
+    r = Rule(id, severity or "", summary, _dedent(explanation), category, dict(profiles or {}), mixed, tuple(supersedes), refs)
     RULES[id] = r
     return r
 
@@ -180,7 +233,8 @@ def rule(id: str, severity: str, summary: str, category: str = "format", scope: 
          profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = (),
          refused_by: Iterable = ()) -> Callable:
     def deco(fn):
-        define(id, severity, summary, fn.__doc__ or "", category, profiles, mixed, supersedes, refused_by)
+        define(id, summary=summary, explanation=fn.__doc__ or "", category=category, profiles=profiles, mixed=mixed,
+               supersedes=supersedes, refused_by=refused_by, severity=severity)
         CHECKS[scope].append(fn)
         return fn
 
@@ -196,6 +250,8 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
     ``message`` is one sentence saying what is wrong (about 120 characters at most);
     ``detail`` says why it matters and how to fix it; ``kind`` names which observation of
     the rule it is (a slug; "" for the rule's default), for the gates' data to judge."""
+    if rule_id not in RULES and rule_id not in _NOT_RULES:
+        raise ValueError(f"finding of unknown rule id {rule_id!r}")
     path = file if isinstance(file, str) else file.rel
     ln = line if line is not None else (node.line if node is not None else 1)
     col = column if column is not None else (node.col if node is not None else 1)
@@ -203,6 +259,8 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
                    ocp_versions=[getattr(r, "ocp", r) for r in (ocp or [])], fix=fix,
                    detail=detail, kind=kind, gate_notes=dict(gate_notes) if gate_notes else None)
 
+
+_NOT_RULES = frozenset(("internal-error",))  # findings about olm-check itself, not of a rule
 
 _NAMES = frozenset(("opm", "olm", "kubectl", "yamllint", "olm-check"))
 
@@ -257,17 +315,6 @@ def default_detail(rule_id: str) -> str:
     return r.summary.rstrip(".") + "."
 
 
-def value_fix(file, node, new_text: str, description: str) -> Optional[Fix]:
-    """A Fix replacing a one-line plain or quoted scalar on its line with ``new_text``
-    (None for block scalars or when the line does not hold the scalar as parsed):
-    ``csv_common.fix_value``, which finds where a quoted scalar ends through its escapes."""
-    if file is None or isinstance(file, str):
-        return None
-    from .csv_common import fix_value
-
-    return fix_value(file, node, new_text, description)
-
-
 def _dedent(s: str) -> str:
     import inspect
 
@@ -278,10 +325,13 @@ _LOADED = False
 
 
 def load_all() -> dict:
-    """Import every rule module in this package (each registers itself)."""
+    """Import every rule module under this package (each registers its rules), in name order:
+    ``rules/<category>/<id>.py`` and the modules not yet moved there; ``lib`` holds no rules."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        for m in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-            importlib.import_module(f"{__name__}.{m.name}")
+        mods = [m.name for m in pkgutil.walk_packages(__path__, prefix=f"{__name__}.")
+                if m.name != f"{__name__}.lib" and not m.name.startswith(f"{__name__}.lib.")]
+        for name in sorted(mods):
+            importlib.import_module(name)
     return RULES

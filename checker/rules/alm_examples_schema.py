@@ -34,9 +34,11 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence, Skipped, to_py
 from ..yamlload import _CONSTRUCTOR, _RESOLVERS, resolve_plain
 from . import finding, rule
-from .csv_common import (
-    examples_annotation, go_mail_address_error, go_request_uri_error, is_blank, json_array_items, load_json, pos_in, scalar_positions, the_csv,
-)
+from ..upstream.go_parsers import go_mail_address_error, go_request_uri_error
+from .lib.csv import examples_annotation, the_csv
+from .lib.json_values import json_array_items, load_json
+from .lib.sources import pos_in, scalar_positions
+from .lib.text import is_blank
 
 RID = "alm-examples-schema"
 

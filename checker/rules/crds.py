@@ -27,7 +27,7 @@ from typing import Optional
 from ..model import REGISTRY_V1, Bundle, Manifest
 from ..nodes import Mapping, Node, Scalar, Sequence
 from . import check, define, finding, refusal
-from .images import scalar_fix
+from .lib.fixes import fix_value
 
 _API = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/"
 _OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/"
@@ -339,7 +339,7 @@ def crd_rules(bundle: Bundle, ctx):
         if o.kind and c.kind and o.kind != c.kind:
             yield finding("owned-crd-missing", csv.file, o.kind_node,
                           f"the CSV owns {o.name} with kind {o.kind}, but that CRD defines kind {c.kind}",
-                          fix=scalar_fix(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"),
+                          fix=fix_value(csv.file, o.kind_node, c.kind, f"the CRD's kind, {c.kind}"),
                           detail="operator-sdk's bundle validation (run by catalog CI) matches owned CRDs by group, version and "
                           f"kind and reports {o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.")
         if o.version:
@@ -372,7 +372,7 @@ def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
         c = cands[0]
         claimed.add(c.name)
         hint = f"The bundle has {c.name} ({c.m.file.rel}) defining kind {c.kind or '?'}: write 'name: {c.name}'."
-        fix = scalar_fix(csv.file, o.name_node, c.name, f"the CRD's name, {c.name}")
+        fix = fix_value(csv.file, o.name_node, c.name, f"the CRD's name, {c.name}")
     elif crds:
         shown = ", ".join(c.name for c in crds[:6]) + (", ..." if len(crds) > 6 else "")
         hint = (f"The CRDs in the bundle are {shown}. Correct the name (it is <plural>.<group>), or add the CRD "
@@ -394,7 +394,7 @@ def _owned_version(csv, o: Owned, c: Crd, checked_by_olm: bool = True):
         return
     fix = None
     if len(served) == 1:
-        fix = scalar_fix(csv.file, o.version_node, served[0], f"the served version, {served[0]}")
+        fix = fix_value(csv.file, o.version_node, served[0], f"the served version, {served[0]}")
     shown = ", ".join(served) if served else "none"
     severity = "error"
     if cv is None:

@@ -20,11 +20,13 @@ import yaml
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
-from .images import _split_docker_domain, image_reference_problem
-from .csv_common import (
-    DNS1123_LABEL_RULE, clip, csv_annotation, data, dns_label_problem, dq, examples_annotation, fix_key, fix_value, is_blank, json_array_items, json_type, load_json, owned_apiservices,
-    owned_crds, pos_in, scalar_positions, shown, text, the_csv,
-)
+from ..upstream.docker_reference import image_reference_problem, split_docker_domain
+from ..upstream.k8s_names import DNS1123_LABEL_RULE, dns_label_problem
+from .lib.csv import csv_annotation, data, examples_annotation, owned_apiservices, owned_crds, the_csv
+from .lib.fixes import dq, fix_key, fix_value
+from .lib.json_values import json_array_items, json_type, load_json
+from .lib.sources import pos_in, scalar_positions
+from .lib.text import clip, is_blank, shown, text
 
 ALM = "alm-examples"
 
@@ -613,7 +615,7 @@ def _same_image(ref: str) -> str:
     library/ path written out, ':latest' where neither tag nor digest is given (local helper:
     csv_common has no reference normalisation)."""
     ref = ref.strip()
-    domain, remainder = _split_docker_domain(ref)
+    domain, remainder = split_docker_domain(ref)
     last = remainder.rsplit("/", 1)[-1]
     if "@" not in last and ":" not in last:
         remainder += ":latest"

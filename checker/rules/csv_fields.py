@@ -8,7 +8,8 @@ import difflib
 from ..model import Bundle
 from ..nodes import Mapping, Scalar
 from . import finding, rule
-from .csv_common import data, fix_key, the_csv
+from .lib.csv import data, the_csv
+from .lib.fixes import fix_key
 
 RID = "csv-unknown-field"
 WHERE = {"top": "the CSV's top level", "metadata": "metadata", "spec": "spec"}

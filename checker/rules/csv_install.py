@@ -13,9 +13,12 @@ import re
 from typing import Optional
 
 from ..model import Bundle
-from ..nodes import Mapping, Node, Scalar, Sequence
+from ..nodes import Mapping, Scalar, Sequence
 from ..versions import clip
-from . import check, define, finding, refusal, value_fix
+from . import check, define, finding, refusal
+from .lib.csv import csv_spec, deployment_names, deployments
+from .lib.fixes import fix_value
+from .lib.text import lacking, show, stripped
 
 CAT = "csv"
 _CSV_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_clusterserviceversions.yaml"
@@ -25,91 +28,24 @@ _OLM_REQ = "https://github.com/operator-framework/operator-lifecycle-manager/blo
 # ---------------------------------------------------------------------------------------
 # Shared readers
 
-def csv_spec(bundle: Bundle) -> Optional[tuple]:
-    """(csv manifest, spec mapping) of the bundle's one CSV, or None."""
-    csv = bundle.csv
-    if csv is None:
-        return None
-    spec = csv.spec()
-    if spec is None:
-        return None
-    return csv, spec
 
 
-def text(node) -> Optional[str]:
-    """The string value of a scalar node (stripped), None for anything else or empty."""
-    if isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip():
-        return node.value.strip()
-    return None
 
 
-def strings(node) -> list:
-    """[(value, node)] for the string scalars of a list node; anything else yields nothing."""
-    out = []
-    if isinstance(node, Sequence):
-        for item in node:
-            if isinstance(item, Scalar) and isinstance(item.value, str):
-                out.append((item.value, item))
-    return out
 
 
-def install_spec(spec: Mapping) -> Optional[Mapping]:
-    inst = spec.get("install")
-    s = inst.get("spec") if isinstance(inst, Mapping) else None
-    return s if isinstance(s, Mapping) else None
 
 
-def deployments(spec: Mapping) -> list:
-    """[(name or None, entry mapping)] of spec.install.spec.deployments."""
-    s = install_spec(spec)
-    deps = s.get("deployments") if s is not None else None
-    out = []
-    if isinstance(deps, Sequence):
-        for d in deps:
-            if isinstance(d, Mapping):
-                out.append((text(d.get("name")), d))
-    return out
 
 
-def deployment_names(spec: Mapping) -> list:
-    return [n for n, _d in deployments(spec) if n]
 
 
-def install_modes(spec: Mapping) -> Optional[dict]:
-    """{type: (supported bool, entry node)} or None when installModes is not a list."""
-    modes = spec.get("installModes")
-    if not isinstance(modes, Sequence):
-        return None
-    out = {}
-    for m in modes:
-        if isinstance(m, Mapping):
-            t = text(m.get("type"))
-            s = m.get("supported")
-            if t:
-                out[t] = (isinstance(s, Scalar) and s.value is True, m)
-    return out
 
 
-def where(mapping: Mapping, key: str) -> Node:
-    """The node to point at for ``key`` of ``mapping``: its key when present, else the mapping."""
-    k = mapping.key_node(key)
-    return k if k is not None else mapping
 
 
-def show(node) -> str:
-    """A value as people read it in a message."""
-    if isinstance(node, Scalar):
-        return f"'{clip(node.raw)}'" if node.raw != "" else "empty"
-    return node.type_name() if node is not None else "nothing"
 
 
-def lacking(node, key: str) -> str:
-    """How a required string field is wrong, for a message: 'no X', 'an empty X', or 'X as a list'."""
-    if node is None:
-        return f"no {key}"
-    if isinstance(node, Scalar) and (node.value is None or (isinstance(node.value, str) and not node.value.strip())):
-        return f"an empty {key}"
-    return f"{key} as {node.type_name()} ({show(node)}) instead of a string" if isinstance(node, Scalar) else f"{key} as {node.type_name()} instead of a string"
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,28 +155,28 @@ def _crd_entries(bundle: Bundle, rule_id: str, which: str):
             yield finding(rule_id, sf, entry, f"this {which} CRD entry is {entry.type_name()}, not a mapping with name, version and kind",
                           detail="The API server rejects the CSV. Write the entry as a mapping.")
             continue
-        label = clip(text(entry.get("name")) or text(entry.get("kind")) or "this entry")
+        label = clip(stripped(entry.get("name")) or stripped(entry.get("kind")) or "this entry")
         # a CSV often owns one CRD once per version: the version tells its entries apart
-        ver = text(entry.get("version"))
+        ver = stripped(entry.get("version"))
         at = f" (version {clip(ver, 30)})" if ver else ""
         for key, what in (("name", "the CRD's metadata.name, '<plural>.<group>'"), ("version", "the API version, e.g. v1"), ("kind", "the kind, e.g. Widget")):
             v = entry.get(key)
             if v is None:
                 hint = ""
                 if key == "name" and which == "owned":
-                    guess = _crd_name_for_kind(bundle, text(entry.get("kind")))
+                    guess = _crd_name_for_kind(bundle, stripped(entry.get("kind")))
                     if guess:
                         hint = f" (the bundle's CRD for this kind is '{guess}')"
                 yield finding(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at} has no {key}",
                               detail=f"The {key} is {what}{hint}; OLM cannot match the CRD without it and the install fails. Add {key}.")
-            elif text(v) is None:
+            elif stripped(v) is None:
                 yield finding(rule_id, sf, v, f"the {key} of the {which} CRD entry '{label}'{at} is {show(v)}, not a non-empty string", detail=f"The {key} is {what}; OLM cannot match the CRD. Write the {key} as a string.")
-            elif key == "name" and not _CRD_NAME.fullmatch(text(v)):
-                yield finding(rule_id, sf, v, f"the {which} CRD name '{clip(text(v))}'{at} is not '<plural>.<group>'",
+            elif key == "name" and not _CRD_NAME.fullmatch(stripped(v)):
+                yield finding(rule_id, sf, v, f"the {which} CRD name '{clip(stripped(v))}'{at} is not '<plural>.<group>'",
                               detail="A CRD's metadata.name always has that form (lowercase, with the API group after the first dot, "
                               "e.g. widgets.example.com), so OLM can never match this entry. Write the CRD's metadata.name.")
         yield from _entry_lists(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at}")
-        if which == "owned" and text(entry.get("name")) in internal:
+        if which == "owned" and stripped(entry.get("name")) in internal:
             continue  # the console hides internal objects: their UI text is never shown
         yield from _ui_text(rule_id, sf, entry, f"the {which} CRD entry '{label}'{at}")
 
@@ -295,7 +231,7 @@ def _ui_text(rule_id, sf, entry: Mapping, what: str):
         v = entry.get(key)
         if v is None:
             lacking.append(f"no {key}")
-        elif text(v) is None:
+        elif stripped(v) is None:
             lacking.append(f"an empty {key}")
             node = node or v
     if lacking:
@@ -309,7 +245,7 @@ def _crd_name_for_kind(bundle: Bundle, kind: Optional[str]) -> Optional[str]:
     for m in bundle.crds:
         sp = m.spec()
         names = sp.get("names") if sp is not None else None
-        if kind and isinstance(names, Mapping) and text(names.get("kind")) == kind and m.name:
+        if kind and isinstance(names, Mapping) and stripped(names.get("kind")) == kind and m.name:
             return m.name
     return None
 
@@ -352,11 +288,11 @@ def apiservice_definitions(bundle: Bundle, ctx):
             if not isinstance(entry, Mapping):
                 yield finding("apiservice-definitions", sf, entry, f"this {which} API service entry is {entry.type_name()}, not a mapping with group, version, kind and name", detail="The API server rejects the CSV.")
                 continue
-            label = clip(".".join(x for x in (text(entry.get("name")), text(entry.get("group"))) if x) or text(entry.get("kind")) or "this entry")
+            label = clip(".".join(x for x in (stripped(entry.get("name")), stripped(entry.get("group"))) if x) or stripped(entry.get("kind")) or "this entry")
             for key, what in (("group", "the API group, e.g. metrics.example.com"), ("version", "the version, e.g. v1"),
                               ("kind", "the kind, e.g. Widget"), ("name", "the plural resource name, e.g. widgets")):
                 v = entry.get(key)
-                if v is None or text(v) is None:
+                if v is None or stripped(v) is None:
                     node = entry if v is None else v
                     why = ("OLM creates the APIService <version>.<group> from these fields" if which == "owned"
                            else "OLM waits for the APIService <version>.<group> to be available before installing")
@@ -364,7 +300,7 @@ def apiservice_definitions(bundle: Bundle, ctx):
                                   detail=f"The {key} is {what}; {why}, so the install cannot succeed. Write {key} as a non-empty string.")
             if which == "owned":
                 dn = entry.get("deploymentName")
-                name = text(dn)
+                name = stripped(dn)
                 if name is None:
                     yield finding("apiservice-definitions", sf, entry if dn is None else dn,
                                   f"the owned API service entry '{label}' has {lacking(dn, 'deploymentName')}",
@@ -454,7 +390,7 @@ def resource_requests(bundle: Bundle, ctx):
         for c in containers:
             if not isinstance(c, Mapping):
                 continue
-            cname = clip(text(c.get("name")) or "(unnamed)")
+            cname = clip(stripped(c.get("name")) or "(unnamed)")
             res = c.get("resources")
             missing = [word for r, word in (("cpu", "CPU"), ("memory", "memory")) if not _sets(c, r)]
             if not missing:
@@ -651,7 +587,7 @@ def disruption_budget(bundle: Bundle, ctx):
             if isinstance(gd, Scalar) and gd.value is True:
                 yield finding("disruption-budget", m.file, gd,
                               f"PriorityClass '{clip(m.name or '?')}' sets globalDefault: true, the priority of every pod in the cluster",
-                              fix=value_fix(m.file, gd, "false", "globalDefault: false"),
+                              fix=fix_value(m.file, gd, "false", "globalDefault: false"),
                               detail="It would become the priority of every pod created without a priorityClassName, not only the "
                               "operator's (OLM's documented limit for bundled PriorityClasses). Set globalDefault: false and reference "
                               "the class by priorityClassName in the operator's pods.")

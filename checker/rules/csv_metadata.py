@@ -21,10 +21,11 @@ from ..blangsemver import is_strict as is_semver
 from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from . import finding, refusal, rule
-from .csv_common import (
-    DNS1123_SUBDOMAIN, clip, data, dq, fix_value, go_mail_address_error, go_request_uri_error, is_blank, mapping,
-    shown, text, the_csv,
-)
+from ..upstream.go_parsers import go_mail_address_error, go_request_uri_error
+from ..upstream.k8s_names import DNS1123_SUBDOMAIN
+from .lib.csv import data, the_csv
+from .lib.fixes import dq, fix_value
+from .lib.text import clip, is_blank, mapping, shown, text
 
 # ---------------------------------------------------------------------------------------
 # names and version

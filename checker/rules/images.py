@@ -13,103 +13,11 @@ from ..finding import Fix, clip
 from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import release_ranges, vkey
-from . import finding, refusal, rule, value_fix
-from .csv_common import data
+from . import finding, refusal, rule
+from ..upstream.docker_reference import image_reference_problem
+from .lib.csv import data
+from .lib.fixes import fix_value
 
-# The grammar of github.com/distribution/reference (regexp.go), as
-# reference.ParseNormalizedNamed applies it (operator-framework/api's
-# validateRelatedImages calls exactly that). Go's RE2 \w is ASCII: re.ASCII.
-_ALNUM = r"[a-z0-9]+"
-_SEPARATOR = r"(?:[._]|__|[-]+)"
-_PATH_COMPONENT = _ALNUM + r"(?:" + _SEPARATOR + _ALNUM + r")*"
-_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
-_DOMAIN_NAME = _DOMAIN_COMPONENT + r"(?:\." + _DOMAIN_COMPONENT + r")*"
-_IPV6 = r"\[(?:[a-fA-F0-9:]+)\]"
-_HOST = r"(?:" + _DOMAIN_NAME + r"|" + _IPV6 + r")"
-_DOMAIN_AND_PORT = _HOST + r"(?::[0-9]+)?"
-_TAG = r"[\w][\w.-]{0,127}"
-_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9A-Fa-f]{32,}"
-_REMOTE_NAME = _PATH_COMPONENT + r"(?:/" + _PATH_COMPONENT + r")*"
-_NAME = r"(?:" + _DOMAIN_AND_PORT + r"/)?" + _REMOTE_NAME
-
-REFERENCE = re.compile(r"(" + _NAME + r")(?::(" + _TAG + r"))?(?:@(" + _DIGEST + r"))?", re.ASCII)
-_ANCHORED_NAME = re.compile(r"(?:(" + _DOMAIN_AND_PORT + r")/)?(" + _REMOTE_NAME + r")", re.ASCII)
-_IDENTIFIER = re.compile(r"[a-f0-9]{64}")
-NAME_TOTAL_LENGTH_MAX = 255  # reference.RepositoryNameTotalLengthMax
-# opencontainers/go-digest: the algorithms it validates and their hex lengths (lowercase hex).
-DIGEST_HEX = {"sha256": 64, "sha384": 96, "sha512": 128}
-
-
-def _split_docker_domain(name: str) -> tuple:
-    """reference.splitDockerDomain: (domain, remainder) with Docker Hub defaults."""
-    first, sep, rest = name.partition("/")
-    if not sep:
-        return "docker.io", "library/" + name
-    if first == "localhost":
-        return first, rest
-    if first == "index.docker.io":
-        domain, remote = "docker.io", rest
-    elif any(c in first for c in ".:") or first.lower() != first:
-        domain, remote = first, rest
-    else:
-        domain, remote = "docker.io", name
-    if domain == "docker.io" and "/" not in remote:
-        remote = "library/" + remote
-    return domain, remote
-
-
-def image_reference_problem(s: str) -> Optional[str]:
-    """What is wrong with ``s`` as an image pull spec (None when the container tools accept
-    it): reference.ParseNormalizedNamed's checks, with reasons people understand."""
-    if s == "":
-        return "it is empty"
-    if s != s.strip():
-        return "it has spaces or line breaks around it"
-    if re.search(r"\s", s):
-        return "it contains spaces"
-    m = re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*://", s)
-    if m:
-        return f"it starts with '{m.group(0)}'; an image reference has no scheme (write it as registry/path:tag or registry/path@sha256:...)"
-    if _IDENTIFIER.fullmatch(s):
-        return "a 64-character hexadecimal string is an image ID, not a repository name"
-    domain, remainder = _split_docker_domain(s)
-    remote = remainder.split(":", 1)[0]
-    if remote.lower() != remote:
-        return f"the repository name '{remote.split('@', 1)[0]}' must be lowercase"
-    full = domain + "/" + remainder
-    m = REFERENCE.fullmatch(full)
-    if m is None:
-        if "@" in s and not re.search(r"@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}$", s):
-            short = re.search(r"@(sha256|sha384|sha512):([0-9a-f]*)$", s)
-            if short:
-                algo, hexpart = short.groups()
-                return f"a {algo} digest has {DIGEST_HEX[algo]} hexadecimal characters, this one has {len(hexpart)}"
-            return "the digest after '@' is not algorithm:hex (e.g. @sha256: followed by 64 hexadecimal characters)"
-        if s.count("@") > 1:
-            return "it has more than one '@'"
-        tail = s.rsplit("/", 1)[-1]
-        if ":" in tail.split("@", 1)[0]:
-            tag = tail.split("@", 1)[0].split(":", 1)[1]
-            if not re.fullmatch(_TAG, tag, re.ASCII):
-                return (f"the tag '{tag}' is not valid (a tag is up to 128 letters, digits, '_', '.' and '-', "
-                        "not starting with '.' or '-')")
-        return ("it does not follow the image reference grammar registry/path[:tag][@digest] (lowercase path "
-                "components separated by '/', '.', '_' or '-')")
-    name = _ANCHORED_NAME.fullmatch(m.group(1))
-    path = name.group(2) if name else m.group(1)
-    if len(path) > NAME_TOTAL_LENGTH_MAX:
-        return f"the repository path is {len(path)} characters long, over the limit of {NAME_TOTAL_LENGTH_MAX}"
-    dg = m.group(3)
-    if dg:
-        algo, hexpart = dg.split(":", 1)
-        want = DIGEST_HEX.get(algo)
-        if want is None:
-            return f"the digest algorithm '{algo}' is not supported (use sha256, sha384 or sha512)"
-        if len(hexpart) != want:
-            return f"a {algo} digest has {want} hexadecimal characters, this one has {len(hexpart)}"
-        if hexpart.lower() != hexpart:
-            return "the digest must be written in lowercase hexadecimal"
-    return None
 
 
 def _repaired(s: str) -> Optional[str]:
@@ -121,7 +29,7 @@ def _repaired(s: str) -> Optional[str]:
     return None
 
 
-scalar_fix = value_fix  # kept for the modules that import it from here
+fix_value = fix_value  # kept for the modules that import it from here
 
 
 @rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference", mixed=True, refused_by=[
@@ -264,7 +172,7 @@ def related_image_invalid(bundle: Bundle, ctx):
         if problem is None:
             continue
         fixed = _repaired(img.value)
-        fix = scalar_fix(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
+        fix = fix_value(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
         yield finding("related-image-invalid", sf, img,
                       f"invalid image reference: {_brief(problem)}", fix=fix, severity="warning", kind="invalid-reference",
                       detail=f"The image '{clip(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot copy it "

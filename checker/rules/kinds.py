@@ -12,7 +12,7 @@ from ..model import REGISTRY_V1, Bundle
 from ..versions import release_ranges as _ranges
 from ..versions import vkey
 from . import check, define, finding, refusal
-from .images import scalar_fix
+from .lib.fixes import fix_value
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "manifest_kinds.yaml")
 
@@ -203,7 +203,7 @@ def manifest_kinds(bundle: Bundle, ctx):
         fix = None
         if hint is not None:
             instead = f"kinds are case-sensitive: write '{hint}'"
-            fix = scalar_fix(m.file, knode, hint, f"the kind OLM knows, {hint}")
+            fix = fix_value(m.file, knode, hint, f"the kind OLM knows, {hint}")
         else:
             instead = _INSTEAD.get(kind, "remove it from manifests/ and let the operator create it at run time")
         yield finding("unsupported-manifest-kind", m.file, knode,

@@ -31,7 +31,8 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import clip
 from . import check, define, finding
-from .csv_install import CAT, csv_spec, install_modes, install_spec, text
+from .lib.csv import csv_spec, install_modes, install_spec
+from .lib.text import stripped
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
 
@@ -118,7 +119,7 @@ def _grants(bundle: Bundle) -> list:
                 for p in perms:
                     if not isinstance(p, Mapping):
                         continue
-                    sa = text(p.get("serviceAccountName")) or "(no service account)"
+                    sa = stripped(p.get("serviceAccountName")) or "(no service account)"
                     rules = p.get("rules")
                     if not isinstance(rules, Sequence):
                         continue
@@ -292,7 +293,7 @@ def _scc(g: Grant, defaults: frozenset):
 
 
 define("rbac-crd-create", "warning", "The operator may create CustomResourceDefinitions, or asks for it where a Role cannot grant it",
-       category=CAT, explanation="""
+       category="csv", explanation="""
     What: an RBAC rule of the bundle allows `create` (or `*`) on `customresourcedefinitions`
     (or `*`) in group `apiextensions.k8s.io` (or `*`), without `resourceNames` (a rule
     restricted by name can never authorise create; `patch`/`update` alone cannot create: the
@@ -341,7 +342,7 @@ define("rbac-crd-create", "warning", "The operator may create CustomResourceDefi
     """)
 
 define("rbac-risky", "warning", "The operator may modify default SCCs or every SCC (warning), uses a default SCC or creates/updates PodDisruptionBudgets (info)",
-       category=CAT, mixed=True, explanation="""
+       category="csv", mixed=True, explanation="""
     What: an RBAC rule of the bundle (the CSV's clusterPermissions and permissions, ClusterRole
     and Role manifests) that allows `update`, `patch`, `delete` or `*` on
     `securitycontextconstraints` (group `security.openshift.io` or `*`) with the name of a

@@ -15,7 +15,9 @@ from ..model import REGISTRY_V1, Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import release_ranges as _ranges
 from ..versions import ACCEPTED_FORMS, LABEL_KEY, MAX_TYPE, clip, label_unknown, norm, parse_min_kube, vkey, vstr
-from . import check, define, finding, refusal, value_fix
+from . import check, define, finding, refusal
+from .lib.csv import data
+from .lib.fixes import fix_value
 
 CAT = "version"
 
@@ -193,15 +195,15 @@ def label_rules(bundle: Bundle, ctx):
         if not lr.ok:
             fix = None
             if isinstance(node, Scalar) and not isinstance(node.value, str) and node.value is not None:
-                fix = value_fix(af, node, f'"v{node.raw}"', "quote the value and add the 'v'")
+                fix = fix_value(af, node, f'"v{node.raw}"', "quote the value and add the 'v'")
             elif isinstance(node, Scalar) and isinstance(node.value, str) and "V" in node.value and not re.search(r"\s", node.value):
-                fix = value_fix(af, node, '"' + node.value.replace("V", "v") + '"', "use a lowercase 'v'")
+                fix = fix_value(af, node, '"' + node.value.replace("V", "v") + '"', "use a lowercase 'v'")
             elif isinstance(node, Scalar) and isinstance(node.value, str) and re.search(r"\s", node.value):
-                fix = value_fix(af, node, '"' + re.sub(r"\s+", "", node.value) + '"', "remove the spaces")
+                fix = fix_value(af, node, '"' + re.sub(r"\s+", "", node.value) + '"', "remove the spaces")
             yield finding("ocp-versions-syntax", af, node, f"{LABEL_KEY}: {lr.error}", fix=fix, detail=_detail(lr.error))
         else:
             for msg in lr.style:
-                fix = value_fix(af, node, f'"{lr.canonical}"', f"write {lr.canonical}") if lr.canonical else None
+                fix = fix_value(af, node, f'"{lr.canonical}"', f"write {lr.canonical}") if lr.canonical else None
                 yield finding("ocp-versions-style", af, node, f"{LABEL_KEY}: {msg}", fix=fix, detail=_detail(msg))
             unknown = label_unknown(lr, table)
             if unknown:
@@ -516,7 +518,7 @@ def _max_fix(d) -> Optional[Fix]:
         new = f'"{d.node.raw}"'
     else:
         return None
-    return value_fix(d.file, d.node, new, "write maxOpenShiftVersion as a quoted major.minor")
+    return fix_value(d.file, d.node, new, "write maxOpenShiftVersion as a quoted major.minor")
 
 
 # ---------------------------------------------------------------------------------------
@@ -604,9 +606,9 @@ def kube_rules(bundle: Bundle, ctx):
         if err:
             fix = None
             if isinstance(node.value, str) and re.fullmatch(r"v?\d+\.\d+", node.value.strip()):
-                fix = value_fix(file, node, node.value.strip() + ".0", "add the patch part")
+                fix = fix_value(file, node, node.value.strip() + ".0", "add the patch part")
             elif isinstance(node.value, float) and re.fullmatch(r"\d+\.\d+", node.raw):
-                fix = value_fix(file, node, node.raw + ".0", "add the patch part")
+                fix = fix_value(file, node, node.raw + ".0", "add the patch part")
             yield finding("min-kube-version-syntax", file, node, str(err), fix=fix, detail=_detail(err))
         elif mk is not None and vi.publication_source != "all-known":
             below = [r for r in table.releases if r.ocp in vi.ocp_versions and r.kube_key < mk]
@@ -1025,9 +1027,9 @@ def webhook_and_features(bundle: Bundle, ctx):
 def _infrastructure_list(csv, node):
     """operators.openshift.io/infrastructure-features must be a JSON list of known features
     (reported under feature-annotations: it is the older form of the same annotations)."""
-    from .csv_annotations import data as csv_data
+    pass
 
-    known = [v.lower() for v in csv_data()["infrastructure_features"]["values"]]
+    known = [v.lower() for v in data()["infrastructure_features"]["values"]]
     try:
         value = json.loads(node.value)
     except ValueError as e:

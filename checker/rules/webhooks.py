@@ -12,7 +12,9 @@ from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence
 from ..versions import clip
 from . import check, define, finding, refusal
-from .csv_install import CAT, csv_spec, deployment_names, install_modes, lacking, show, strings, text, value_fix
+from .lib.csv import csv_spec, deployment_names, install_modes
+from .lib.fixes import fix_value
+from .lib.text import lacking, show, strings, stripped
 
 TYPES = ("ValidatingAdmissionWebhook", "MutatingAdmissionWebhook", "ConversionWebhook")
 OLM_GROUP = "operators.coreos.com"
@@ -49,18 +51,18 @@ def webhook_definitions(bundle: Bundle, ctx):
             yield finding("webhook-definitions", sf, wh, f"this webhook description is {wh.type_name()}, not a mapping (type, generateName, deploymentName, rules, ...)", detail="The API server rejects the CSV.")
             continue
         gn_node = wh.get("generateName")
-        gn = text(gn_node)
+        gn = stripped(gn_node)
         label = clip(gn or "(no generateName)")
         # type
         t_node = wh.get("type")
-        wtype = text(t_node)
+        wtype = stripped(t_node)
         if t_node is None:
             yield finding("webhook-definitions", sf, wh, f"webhook '{label}' has no type",
                           detail=f"The API server rejects the CSV. Set type to one of {', '.join(TYPES)}.")
         elif wtype not in TYPES:
             close = [t for t in TYPES if wtype and t.lower() == wtype.lower()]
             hint = f" (letter case: write '{close[0]}')" if close else ""
-            fix = value_fix(sf, t_node, close[0], f"type: {close[0]}") if close else None
+            fix = fix_value(sf, t_node, close[0], f"type: {close[0]}") if close else None
             yield finding("webhook-definitions", sf, t_node, f"webhook '{label}' has type {show(t_node)}, not a webhook type{hint}", fix=fix, detail=f"The type must be one of {', '.join(TYPES)}; the API server rejects the CSV.")
         # generateName: required and unique
         if gn is None:
@@ -76,7 +78,7 @@ def webhook_definitions(bundle: Bundle, ctx):
             seen_names[gn] = gn_node.line
         # deploymentName
         dn_node = wh.get("deploymentName")
-        dn = text(dn_node)
+        dn = stripped(dn_node)
         if dn is None:
             yield finding("webhook-definitions", sf, wh if dn_node is None else dn_node,
                           f"webhook '{label}' has {lacking(dn_node, 'deploymentName')}",
@@ -113,8 +115,8 @@ def _owned_crd_names(spec) -> set:
     out = set()
     if isinstance(owned, Sequence):
         for e in owned:
-            if isinstance(e, Mapping) and text(e.get("name")):
-                out.add(text(e.get("name")))
+            if isinstance(e, Mapping) and stripped(e.get("name")):
+                out.add(stripped(e.get("name")))
     return out
 
 
@@ -208,7 +210,7 @@ def _conversion(bundle, sf, spec, wh, label, owned, crds, check_modes):
 
 _OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"
 
-define("webhook-definitions", "error", "A webhook description OLM refuses or can never finish installing", category=CAT, mixed=True, refused_by=[
+define("webhook-definitions", "error", "A webhook description OLM refuses or can never finish installing", category="csv", mixed=True, refused_by=[
     refusal("olm-install", "OLM fails the CSV on a repeated generateName and on rules covering all groups, the OLM group or "
             "webhook configurations (ValidWebhookRules)", _OLM + "operators/olm/operator.go"),
     refusal("olm-install", "OLM refuses conversion webhooks without conversionCRDs, on CRDs the CSV does not own, on CRDs that "
