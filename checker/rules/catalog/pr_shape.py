@@ -1,18 +1,61 @@
-"""pr-shape: what a catalog repository's pull request may change at once.
+"""
+What: checked in a catalog repository (one with `operators/<name>/<version>/` bundle
+directories) when olm-check knows what a pull request changes (the GitHub Action, or
+`olm-check check --changed-since REF`). It reports, each once, a pull request that
 
-Reads the change list the action (or ``--changed-since``) put on the model
-(``Repository.changes``) and the state of each touched ``operators/<name>[/<sub>]``
-directory (``Repository.change_dirs``, made by ``checker.changes``). Pure: no I/O.
+- changes files outside `operators/` and `catalogs/`;
+- changes more than one operator;
+- modifies an existing bundle (a published bundle is immutable), or renames one
+  (a rename counts as deleting the old directory and adding the new one);
+- adds more than one bundle, or adds and deletes bundles together;
+- deletes a bundle that a catalog (`catalogs/v4.X/<name>/catalog.yaml`) still lists, or
+  deletes a bundle of an operator that does not use file-based catalogs
+  (`fbc: {enabled: true}` in its ci.yaml);
+- changes a bundle and the catalogs in the same pull request;
+- puts files in `operators/<name>/<dir>/` where `<dir>` is not a bundle (no `manifests/`
+  or `metadata/`): half-formed bundle directories are never silently skipped.
+
+Why: community-operators style catalogs build and release one operator version per pull
+request; their CI refuses these shapes (operator-pipelines' change detection,
+`operatorcert/parsed_file.py`: "The PR affects more than one operator", "The PR
+modifies existing bundles", ...), after a long queue. olm-check says so on the first
+push, on the file concerned.
+
+Fix: split the pull request (one bundle, or one operator's catalog change, per PR); add a
+new version directory instead of editing a released one; remove the bundle from every
+catalog before deleting it. This is a policy: turn it off (`rules: {pr-shape: off}`) or
+per path (`paths: [{path: ".github/**", rules: {pr-shape: off}}]`) in `.olm-check.yaml`.
+Directories other than bundles that may sit in an operator directory are set with
+`options: {pr-shape: {operator_dirs: [catalog-templates]}}` (the default).
+
+Bad (one pull request):
+    A  operators/foo/1.2.0/manifests/foo.clusterserviceversion.yaml
+    M  operators/foo/1.1.0/manifests/foo.clusterserviceversion.yaml
+    M  catalogs/v4.16/foo/catalog.yaml
+Good:
+    A  operators/foo/1.2.0/manifests/foo.clusterserviceversion.yaml
+    A  operators/foo/1.2.0/metadata/annotations.yaml
 """
 from __future__ import annotations
 
-from ..model import split_renames
-from ..model import Repository
-from ..nodes import Mapping, Scalar, Sequence
-from . import finding, refusal, rule
+from ...model import Repository, split_renames
+from ...nodes import Mapping, Scalar, Sequence
+from .. import define, refusal
+
+# Reads the change list the action (or ``--changed-since``) put on the model
+# (``Repository.changes``) and the state of each touched ``operators/<name>[/<sub>]``
+# directory (``Repository.change_dirs``, made by ``checker.changes``). Pure: no I/O.
 
 RID = "pr-shape"
 DEFAULT_OPERATOR_DIRS = ("catalog-templates",)
+
+RULE = define(RID, "The pull request changes more than a catalog repository accepts at once", __doc__, category="catalog",
+              refused_by=[
+                  refusal("catalog-ci", "the pipeline's change detection refuses a pull request that touches non-operator files, more "
+                          "than one operator or bundle, modifies a released bundle, deletes a bundle of a non-FBC operator or one a "
+                          "catalog still uses, adds and deletes bundles together, or changes a bundle and catalogs at once",
+                          "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/parsed_file.py"),
+              ])
 
 
 def _op(path: str):
@@ -101,52 +144,8 @@ def _names(items, limit=5) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-@rule(RID, "error", "The pull request changes more than a catalog repository accepts at once", category="catalog",
-      scope="repo", refused_by=[
-          refusal("catalog-ci", "the pipeline's change detection refuses a pull request that touches non-operator files, more "
-                  "than one operator or bundle, modifies a released bundle, deletes a bundle of a non-FBC operator or one a "
-                  "catalog still uses, adds and deletes bundles together, or changes a bundle and catalogs at once",
-                  "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/parsed_file.py"),
-      ])
+@RULE.check(scope="repo")
 def pr_shape(repo: Repository, ctx):
-    """
-    What: checked in a catalog repository (one with `operators/<name>/<version>/` bundle
-    directories) when olm-check knows what a pull request changes (the GitHub Action, or
-    `olm-check check --changed-since REF`). It reports, each once, a pull request that
-
-    - changes files outside `operators/` and `catalogs/`;
-    - changes more than one operator;
-    - modifies an existing bundle (a published bundle is immutable), or renames one
-      (a rename counts as deleting the old directory and adding the new one);
-    - adds more than one bundle, or adds and deletes bundles together;
-    - deletes a bundle that a catalog (`catalogs/v4.X/<name>/catalog.yaml`) still lists, or
-      deletes a bundle of an operator that does not use file-based catalogs
-      (`fbc: {enabled: true}` in its ci.yaml);
-    - changes a bundle and the catalogs in the same pull request;
-    - puts files in `operators/<name>/<dir>/` where `<dir>` is not a bundle (no `manifests/`
-      or `metadata/`): half-formed bundle directories are never silently skipped.
-
-    Why: community-operators style catalogs build and release one operator version per pull
-    request; their CI refuses these shapes (operator-pipelines' change detection,
-    `operatorcert/parsed_file.py`: "The PR affects more than one operator", "The PR
-    modifies existing bundles", ...), after a long queue. olm-check says so on the first
-    push, on the file concerned.
-
-    Fix: split the pull request (one bundle, or one operator's catalog change, per PR); add a
-    new version directory instead of editing a released one; remove the bundle from every
-    catalog before deleting it. This is a policy: turn it off (`rules: {pr-shape: off}`) or
-    per path (`paths: [{path: ".github/**", rules: {pr-shape: off}}]`) in `.olm-check.yaml`.
-    Directories other than bundles that may sit in an operator directory are set with
-    `options: {pr-shape: {operator_dirs: [catalog-templates]}}` (the default).
-
-    Bad (one pull request):
-        A  operators/foo/1.2.0/manifests/foo.clusterserviceversion.yaml
-        M  operators/foo/1.1.0/manifests/foo.clusterserviceversion.yaml
-        M  catalogs/v4.16/foo/catalog.yaml
-    Good:
-        A  operators/foo/1.2.0/manifests/foo.clusterserviceversion.yaml
-        A  operators/foo/1.2.0/metadata/annotations.yaml
-    """
     changes = repo.changes
     if changes is None or not repo.is_catalog_repo:
         return
@@ -160,7 +159,7 @@ def pr_shape(repo: Repository, ctx):
         if top not in ("operators", "catalogs") or (top == "catalogs" and p.count("/") < 3) or \
                 (top == "operators" and p.count("/") < 2):
             what = "removes" if s == "removed" else "changes"
-            yield finding(RID, p, None,
+            yield RULE.at(p, None,
                           f"this pull request {what} {p}, outside operators/<name>/ and catalogs/<release>/<name>/",
                           detail="The catalog's CI accepts only operator and catalog files in a contribution. Move "
                           "this change to a separate pull request for the repository's maintainers.")
@@ -174,7 +173,7 @@ def pr_shape(repo: Repository, ctx):
     if len(ops) > 1:
         names = sorted(ops)
         where = ops[names[1]]
-        yield finding(RID, where, None,
+        yield RULE.at(where, None,
                       f"this pull request changes {len(names)} operators ({_names(names)})",
                       detail="The catalog's CI builds and releases one operator per pull request. Split it into one "
                       "pull request per operator.")
@@ -208,14 +207,14 @@ def pr_shape(repo: Repository, ctx):
     for c in renames:
         renamed_from.setdefault(_sub(c.previous_path), (_sub(c.path), c.path))
     for old, (new, where) in sorted(renamed_from.items()):
-        yield finding(RID, where, None,
+        yield RULE.at(where, None,
                       f"this pull request renames the bundle directory {old} to {new}",
                       detail=f"For the catalog that is deleting bundle {old} and adding a new one. Keep {old} as it is "
                       "and add the new version beside it (remove a released bundle only through the catalogs, in its "
                       "own pull request).")
 
     for sub, where in modified:
-        yield finding(RID, where, None,
+        yield RULE.at(where, None,
                       f"this pull request modifies the existing bundle {sub}",
                       detail="A released bundle is immutable (its image is already in catalogs and on clusters), so the "
                       "catalog's CI refuses the change. Add a new version directory (with spec.replaces or skips "
@@ -227,14 +226,14 @@ def pr_shape(repo: Repository, ctx):
     for op_name, items in sorted(per_op.items()):
         if len(items) > 1:
             names = [s for s, _ in items]
-            yield finding(RID, items[1][1], None,
+            yield RULE.at(items[1][1], None,
                           f"this pull request adds {len(items)} bundles of {op_name} ({_names(names)})",
                           detail="The catalog's CI builds and releases one bundle per pull request. Submit one version "
                           "per pull request, oldest first.")
 
     real_deleted = [(s, w) for s, w in deleted if s not in renamed_from]
     if added and real_deleted:
-        yield finding(RID, added[0][1], None,
+        yield RULE.at(added[0][1], None,
                       f"this pull request adds {_names([s for s, _ in added])} and deletes "
                       f"{_names([s for s, _ in real_deleted])}",
                       detail="The catalog's CI does not take additions and deletions together. Split them into two "
@@ -247,14 +246,14 @@ def pr_shape(repo: Repository, ctx):
         if hits:
             _release, path, line, col = hits[0]
             cats = [f"v{r}" for r, _, _, _ in hits]
-            yield finding(RID, path, None, line=line, column=col, message=(
+            yield RULE.at(path, None, line=line, column=col, message=(
                           f"this pull request deletes the bundle {sub}, but the catalog{'s' if len(cats) > 1 else ''} "
                           f"{_names(cats)} still list{'' if len(cats) > 1 else 's'} it"),
                           detail="The catalogs would point at a bundle that no longer exists. Remove it from the catalogs "
                           "(and their templates) in a pull request of its own first, then delete the directory.")
         elif dirs.get(f"operators/{op_name}") != "absent" and not _fbc_enabled(op):
             where_file = op.ci_file if op is not None and op.ci_file is not None else where
-            yield finding(RID, where_file, None,
+            yield RULE.at(where_file, None,
                           f"this pull request deletes the bundle {sub}, but {op_name} does not use file-based catalogs",
                           detail="Without `fbc: {enabled: true}` in its ci.yaml its bundles are released for good, and "
                           "the catalog's CI refuses deletions. Keep the directory; to stop offering the version, migrate "
@@ -263,13 +262,13 @@ def pr_shape(repo: Repository, ctx):
     if (added or modified) and any(p.startswith("catalogs/") for _, p in pairs):
         cat_file = next(p for _, p in pairs if p.startswith("catalogs/"))
         bundles = [s for s, _ in added + modified]
-        yield finding(RID, cat_file, None,
+        yield RULE.at(cat_file, None,
                       f"this pull request changes the bundle {_names(bundles)} and the catalogs at once",
                       detail="The catalog's CI releases the bundle first and takes catalog changes in a separate pull "
                       "request (catalogs may only list bundles that are already released). Split the two.")
 
     for sub, where in half:
-        yield finding(RID, where, None,
+        yield RULE.at(where, None,
                       f"{sub} is not a bundle directory: it has no manifests/ or metadata/ directly inside",
                       detail="The catalog's tooling does not find a bundle there, and this file is never built or "
                       f"checked. Put the bundle's manifests in {sub}/manifests/ and its annotations in "
