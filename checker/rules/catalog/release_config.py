@@ -1,15 +1,37 @@
-"""Every Red Hat catalog's release-config.yaml checks (FBC operators): its JSON schema, and its
-agreement with the operator's ci.yaml."""
+"""
+What: a bundle's `release-config.yaml` (beside `manifests/`, for operators whose catalogs
+are file-based) must follow the pipeline's JSON schema (`catalog_templates`: a non-empty
+list of `{template_name, channels, defaultChannel?, replaces?, skips?, skipRange?}`,
+`merge`: a boolean, nothing else), and agree with the operator's ci.yaml: `fbc.enabled:
+true`, every `template_name` listed in `fbc.catalog_mapping`, and a template of type
+`olm.semver` given only the channels `Fast`, `Candidate` and `Stable`.
+
+Why: the community, certified and marketplace pipelines run
+check_validate_schema_bundle_release_config and check_bundle_release_config (common
+suite) on every bundle that has the file, and fail the pull request on any of these.
+
+Fix: correct the file at the position shown, or the operator's ci.yaml (enable FBC, map the
+template).
+
+Bad:
+    catalog_templates:
+      - template_name: basic.yaml
+        channel: [stable]
+Good:
+    catalog_templates:
+      - template_name: basic.yaml
+        channels: [stable]
+"""
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
-from ..catalogs import ci_data
-from ..model import Bundle
-from ..nodes import Mapping, Scalar, Sequence, to_py
-from . import finding, refusal, rule
-from .lib.json_values import json_type
+from ...model import Bundle
+from ...nodes import Mapping, Scalar, Sequence, to_py
+from .. import define, refusal
+from ..lib.catalog import ci_data
+from ..lib.json_values import json_type
+from ..lib.tables import table
 
 # operator-pipelines@422dfd6e operatorcert/static_tests/common/bundle.py: check_bundle_release_config,
 # _check_semver_allowed_channels, check_validate_schema_bundle_release_config; the schema:
@@ -18,14 +40,19 @@ COMMON_BUNDLE = ("https://github.com/redhat-openshift-ecosystem/operator-pipelin
                  "static_tests/common/bundle.py")
 SEMVER_CHANNELS = ("Fast", "Candidate", "Stable")  # _check_semver_allowed_channels
 
+RULE = define("release-config", "A bundle's release-config.yaml breaks its schema or disagrees with the operator's ci.yaml",
+              __doc__, category="catalog", mixed=True, refused_by=[
+                  refusal("catalog-ci", "every Red Hat catalog's pipeline checks check_validate_schema_bundle_release_config (the "
+                          "JSON schema) and check_bundle_release_config (fbc.enabled, the ci.yaml catalog_mapping, the semver "
+                          "template's channels) fail the pull request", COMMON_BUNDLE),
+              ])
+
 
 @lru_cache(maxsize=1)
 def _validator():
-    import yaml
     from jsonschema import Draft202012Validator
 
-    with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "release-config-schema.yaml"), "rb") as fh:
-        return Draft202012Validator(yaml.safe_load(fh))
+    return Draft202012Validator(table("release-config-schema.yaml"))
 
 
 def _where(path) -> str:
@@ -88,46 +115,15 @@ def _schema_message(e, root):
 
 
 def _kind(v) -> str:
-    """A YAML value's type as a message names it (``csv_common.json_type`` in YAML's words)."""
-    pass
-
+    """A YAML value's type as a message names it (``lib.json_values.json_type`` in YAML's words)."""
     if v is None:
         return "empty"
     t = json_type(v)
     return {"an array": "a list", "an object": "a mapping"}.get(t, t)
 
 
-@rule("release-config", "error", "A bundle's release-config.yaml breaks its schema or disagrees with the operator's ci.yaml",
-      category="catalog", mixed=True, refused_by=[
-          refusal("catalog-ci", "every Red Hat catalog's pipeline checks check_validate_schema_bundle_release_config (the "
-                  "JSON schema) and check_bundle_release_config (fbc.enabled, the ci.yaml catalog_mapping, the semver "
-                  "template's channels) fail the pull request", COMMON_BUNDLE),
-      ])
+@RULE.check
 def release_config(bundle: Bundle, ctx):
-    """
-    What: a bundle's `release-config.yaml` (beside `manifests/`, for operators whose catalogs
-    are file-based) must follow the pipeline's JSON schema (`catalog_templates`: a non-empty
-    list of `{template_name, channels, defaultChannel?, replaces?, skips?, skipRange?}`,
-    `merge`: a boolean, nothing else), and agree with the operator's ci.yaml: `fbc.enabled:
-    true`, every `template_name` listed in `fbc.catalog_mapping`, and a template of type
-    `olm.semver` given only the channels `Fast`, `Candidate` and `Stable`.
-
-    Why: the community, certified and marketplace pipelines run
-    check_validate_schema_bundle_release_config and check_bundle_release_config (common
-    suite) on every bundle that has the file, and fail the pull request on any of these.
-
-    Fix: correct the file at the position shown, or the operator's ci.yaml (enable FBC, map the
-    template).
-
-    Bad:
-        catalog_templates:
-          - template_name: basic.yaml
-            channel: [stable]
-    Good:
-        catalog_templates:
-          - template_name: basic.yaml
-            channels: [stable]
-    """
     sf = bundle.release_config
     if sf is None or not sf.readable or not sf.documents:
         return  # yaml-syntax / yaml-limits say why it cannot be read
@@ -155,7 +151,7 @@ def _problems(sf, root, data, ctx):
     errors = sorted(_validator().iter_errors(data), key=str)
     for e in errors:
         msg, node = _schema_message(e, root)
-        yield finding("release-config", sf, node, f"release-config.yaml: {msg}",
+        yield RULE.at(sf, node, f"release-config.yaml: {msg}",
                       detail="check_validate_schema_bundle_release_config fails the pull request on a release config "
                       "that does not follow the pipeline's schema (operatorcert/schemas/release-config-schema.json). "
                       "Correct it: catalog_templates is a list of {template_name, channels, defaultChannel, replaces, "
@@ -165,7 +161,7 @@ def _problems(sf, root, data, ctx):
     fbc = ci.get("fbc") if ci is not None else None
     enabled = fbc.get("enabled") if isinstance(fbc, Mapping) else None
     if not (isinstance(enabled, Scalar) and enabled.value):  # the pipeline: a truthy fbc.enabled
-        yield finding("release-config", sf, root, "release-config.yaml is here but the operator's ci.yaml does not enable FBC",
+        yield RULE.at(sf, root, "release-config.yaml is here but the operator's ci.yaml does not enable FBC",
                       kind="fbc-disabled",
                       detail="check_bundle_release_config fails the pull request: a release config is only read for "
                       "file-based-catalog operators. Set fbc.enabled: true in the operator's ci.yaml (with its "
@@ -183,7 +179,7 @@ def _problems(sf, root, data, ctx):
         name = t.get("template_name")
         if name.value not in mapped:
             listed = ", ".join(sorted(mapped)) or "none"
-            yield finding("release-config", sf, name, f"template '{name.value}' is not in the ci.yaml catalog_mapping",
+            yield RULE.at(sf, name, f"template '{name.value}' is not in the ci.yaml catalog_mapping",
                           kind="template-unmapped",
                           detail=f"check_bundle_release_config fails the pull request. The ci.yaml maps: {listed}. Add "
                           "the template to fbc.catalog_mapping in ci.yaml, or name a mapped one.")
@@ -193,7 +189,7 @@ def _problems(sf, root, data, ctx):
             chans = t.get("channels")
             bad = [c.value for c in chans if c.value not in SEMVER_CHANNELS]
             if bad:
-                yield finding("release-config", sf, chans, f"semver template '{name.value}' names channels other than "
+                yield RULE.at(sf, chans, f"semver template '{name.value}' names channels other than "
                               f"Fast, Candidate, Stable: {', '.join(map(str, bad))}", kind="semver-channels",
                               detail="check_bundle_release_config fails the pull request: opm's semver template "
                               "only has the channels Fast, Candidate and Stable. Use those (or a basic template).")
