@@ -11,7 +11,8 @@ from ...upgrade_graph import Channel, explicit_mode, label_of, opm_channels, opm
 __all__ = ["SemverError", "check_range", "npm_spec_contains", "parse", "parse_range", "parse_tolerant",
            "checked_operators", "ci_data", "fbc_enabled",
            "Channel", "explicit_mode", "label_of", "opm_channels", "opm_stranded", "update_mode", "version_of", "walk_text",
-           "operators", "fact_pos", "few", "fbc_operator", "semver_mode"]
+           "operators", "fact_pos", "few", "fbc_operator", "semver_mode", "channels_of", "graph_operators", "channel_graphs",
+           "SEMVER_NOTE", "chain_text"]
 
 
 def operators(repo) -> dict:
@@ -46,3 +47,66 @@ def few(names, n: int = 6) -> str:
     if not names:
         return "none"
     return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
+
+
+def channels_of(facts) -> dict:
+    """channel -> [facts of the bundles that list it], in the facts' order."""
+    chans = {}
+    for f in facts:
+        for c in f.channels:
+            chans.setdefault(c, []).append(f)
+    return chans
+
+
+def graph_operators(repo):
+    """(name, Operator or None, [facts], explicit) of each replaces-mode operator of the slice whose
+    graph the bundle-graph rules judge: not FBC (its catalogs hold the graph), not
+    ``updateGraph: semver-mode`` (edges follow version order: no dangling bundles, no loops), with
+    a checked bundle; ``explicit``: its ci.yaml sets ``updateGraph``."""
+    for name, (op, facts) in operators(repo).items():
+        if fbc_operator(op):
+            continue
+        if semver_mode(op):
+            continue
+        if not any(f.checked for f in facts):
+            continue
+        yield name, op, facts, explicit_mode(op)
+
+
+_GRAPHS: dict = {}  # a local cache: the last few operators' channel graphs (upgrade-graph-loop, then dangling-bundle)
+
+
+def channel_graphs(facts, explicit: bool) -> tuple:
+    """``({channel: (Channel, cycles)}, lenient, in_cycle)`` of an operator's bundles, by channel
+    name: each channel's graph of replaces / skips / skipRange edges and its cycles; ``lenient``:
+    the channels without a single edge when ci.yaml does not set ``updateGraph`` (their bundles
+    were never meant to form a replaces chain); ``in_cycle``: the bundles in some cycle."""
+    key = (tuple(id(f) for f in facts), explicit)
+    hit = _GRAPHS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], facts)):
+        return hit[1]
+    graphs, lenient, in_cycle = {}, set(), set()
+    channels = channels_of(facts)
+    for cname in sorted(channels):
+        ch = Channel(cname, channels[cname])
+        cycles = ch.cycles()
+        graphs[cname] = (ch, cycles)
+        if not explicit and not ch.edges:
+            lenient.add(cname)
+        in_cycle.update(r for cyc in cycles for r in cyc)
+    if len(_GRAPHS) >= 8:
+        _GRAPHS.pop(next(iter(_GRAPHS)))
+    _GRAPHS[key] = (list(facts), (graphs, lenient, in_cycle))
+    return graphs, lenient, in_cycle
+
+
+SEMVER_NOTE = " (in this semver-mode operator opm ignores spec.replaces: upgrade edges follow version order)"
+
+
+def chain_text(f, facts) -> str:
+    """" Channel '<its first channel>': <the replaces chain to that channel's head>." for a
+    finding's detail; "" for a bundle in no channel."""
+    c = f.channels[0] if f.channels else None
+    if c is None:
+        return ""
+    return f" Channel '{c}': {Channel(c, channels_of(facts)[c]).chain_text()}."
