@@ -256,7 +256,9 @@ def test_bundle_rules_do_not_reach_into_the_repository():
 # What a rule module may import: the registry, the rules' shared helpers, the ports of upstream
 # code, and the core's data types (issue 28: one home per rule, no rule-to-rule imports).
 RULE_MAY_IMPORT = ("checker.rules", "checker.rules.lib", "checker.upstream", "checker.context", "checker.model",
-                   "checker.nodes", "checker.versions", "checker.finding", "checker.facts", "checker.gates")
+                   "checker.nodes", "checker.versions", "checker.finding", "checker.facts", "checker.gates",
+                   # what a catalog repository is (which operators, their ci.yaml), its upgrade graphs, blang/semver
+                   "checker.catalogs", "checker.upgrade_graph", "checker.blangsemver")
 
 
 def _rule_modules(graph: dict) -> list:

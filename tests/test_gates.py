@@ -39,7 +39,9 @@ def test_every_gate_named_in_the_verdicts_exists_and_every_error_rule_has_verdic
 
 def test_every_kind_the_rule_code_names_is_judged_by_the_data():
     kinds = {k for ks in gates.tables().kinds.values() for k in ks}
-    for p in glob.glob(os.path.join(ROOT, "checker", "rules", "*.py")):
+    files = glob.glob(os.path.join(ROOT, "checker", "rules", "**", "*.py"), recursive=True)
+    assert len(files) > 40
+    for p in files:
         with open(p, encoding="utf-8") as fh:
             text = fh.read()
         for k in re.findall(r'\bkind="([a-z0-9-]+)"', text):
