@@ -20,7 +20,7 @@ Good: operators/foo/1.0.0/{manifests/,metadata/annotations.yaml}
 """
 from __future__ import annotations
 
-from ...model import Bundle
+from ...model import Bundle, Repository
 from ...nodes import Mapping, Scalar
 from .. import define, refusal
 from ..lib.bundle_format import KNOWN_MEDIATYPES, MEDIATYPE_KEY, OPM_MEDIATYPES
@@ -53,7 +53,7 @@ def loader_problems(bundle: Bundle, ctx):
 
 
 @RULE.check(scope="repo")
-def loader_problems_outside_bundles(repo, ctx):
+def loader_problems_outside_bundles(repo: Repository, ctx):
     yield from findings_in(repo_files(repo))
 
 

@@ -29,6 +29,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...model import Repository
 from .. import define, refusal
 
 _OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/"
@@ -42,7 +43,7 @@ RULE = define("crd-version-removal", "A CRD version the previous bundle stored i
 
 
 @RULE.check(scope="repo")
-def crd_version_removal(repo, ctx):
+def crd_version_removal(repo: Repository, ctx):
     facts = list(repo.facts)
     by_csv: dict = {}
     for f in facts:

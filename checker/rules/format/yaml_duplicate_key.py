@@ -22,7 +22,7 @@ Good:
 """
 from __future__ import annotations
 
-from ...model import Bundle
+from ...model import Bundle, Repository
 from .. import define, refusal
 from ..lib.loader_problems import problems, repo_files
 
@@ -51,5 +51,5 @@ def yaml_duplicate_key(bundle: Bundle, ctx):
 
 
 @RULE.check(scope="repo")
-def yaml_duplicate_key_outside_bundles(repo, ctx):
+def yaml_duplicate_key_outside_bundles(repo: Repository, ctx):
     yield from findings_in(repo_files(repo))

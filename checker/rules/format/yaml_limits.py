@@ -19,7 +19,7 @@ genuinely that large.
 """
 from __future__ import annotations
 
-from ...model import Bundle
+from ...model import Bundle, Repository
 from .. import define, refusal
 from ..lib.loader_problems import problems, repo_files
 
@@ -52,5 +52,5 @@ def yaml_limits(bundle: Bundle, ctx):
 
 
 @RULE.check(scope="repo")
-def yaml_limits_outside_bundles(repo, ctx):
+def yaml_limits_outside_bundles(repo: Repository, ctx):
     yield from findings_in(repo_files(repo))

@@ -27,7 +27,7 @@ Good:
 """
 from __future__ import annotations
 
-from ...model import Bundle
+from ...model import Bundle, Repository
 from .. import define, refusal
 from ..lib.loader_problems import problems, repo_files
 
@@ -58,5 +58,5 @@ def yaml_syntax(bundle: Bundle, ctx):
 
 
 @RULE.check(scope="repo")
-def yaml_syntax_outside_bundles(repo, ctx):
+def yaml_syntax_outside_bundles(repo: Repository, ctx):
     yield from findings_in(repo_files(repo))
