@@ -42,9 +42,11 @@ def target_of(repo, chosen: Optional[str]) -> tuple:
     if root and getattr(repo, "reader", None) is not None:
         catalog = read_catalog(repo.reader, root)
         if catalog is not None and catalog.file is not None:
-            from .rules.format import file_problems  # a config.yaml the run cannot read is a finding, as any file
+            # a config.yaml the run cannot read is a finding, as any file
+            from .rules.format import bundle_layout, yaml_duplicate_key, yaml_limits, yaml_syntax
 
-            repo.problems.extend(file_problems([catalog.file]))
+            for m in (yaml_syntax, yaml_duplicate_key, yaml_limits, bundle_layout):
+                repo.problems.extend(m.findings_in([catalog.file]))
     org = target_of_organization(catalog.organization) if catalog is not None else None
     return catalog, chosen or org or "community"
 

@@ -225,7 +225,7 @@ def test_schema_whose_text_looks_like_it_holds_tags_is_validated(copy_fixture):
 
 def test_a_crd_no_example_names_is_not_read(copy_fixture):
     """Only the schema of the CRD version an example names is read and compiled."""
-    from checker.rules import alm_examples_schema as rule
+    from checker.rules.lib import crd_schema as rule
 
     _bundle(copy_fixture, _CEL_CRD, [_ex({"size": 3, "mode": "fast"})])
     gadget = _CEL_CRD.replace("widgets.example.com", "gadgets.example.com").replace("Widget", "Gadget") \
@@ -265,7 +265,7 @@ def _rule_data(text: str) -> tuple:
     """(how the rule reads a YAML schema text, its data read through): "lazy" (rapidyaml's
     tree through the lazy view), "late" (the view falls back to PyYAML when it reaches a
     value), "pyyaml" (the view refuses the text up front)."""
-    from checker.rules import alm_examples_schema as rule
+    from checker.rules.lib import crd_schema as rule
 
     try:
         view = rule._lazy_schema(text)
@@ -322,7 +322,7 @@ def test_schema_fixture_reads_as_pyyaml_reads_it(name, newline):
 
 def test_lazy_view_reads_only_what_is_asked_for():
     """A mapping's collections stay unread until asked for; a repeated key's last value wins."""
-    from checker.rules import alm_examples_schema as rule
+    from checker.rules.lib import crd_schema as rule
 
     with open(os.path.join(_YAML11, "lazy-duplicates.yaml"), encoding="utf-8") as fh:
         view = rule._lazy_schema(fh.read())
@@ -352,7 +352,7 @@ def test_common_schema_text_takes_the_lazy_view():
     """The common case (a CEL rule that looks like a tag, YAML 1.1 scalars) is read by the lazy
     view, not PyYAML; a real tag, an anchor or a non-existent date sends it to PyYAML."""
     from checker import fastyaml
-    from checker.rules import alm_examples_schema as rule
+    from checker.rules.lib import crd_schema as rule
 
     if not fastyaml.ENABLED:
         pytest.skip("rapidyaml is not installed")
@@ -413,7 +413,7 @@ def test_a_catastrophic_pattern_finishes_in_linear_time(copy_fixture):
     ("^a{2,1001}$", "a", False),         # a repetition over 1000: the same
 ])
 def test_patterns_read_as_go_reads_them(copy_fixture, pattern, value, refused):
-    from checker.rules.alm_examples_schema import go_pattern
+    from checker.rules.lib.crd_schema import go_pattern
 
     assert (go_pattern(pattern) is None) == (pattern in ("(?=a)a", "(a)\\1", "^a{2,1001}$"))
     _bundle(copy_fixture, _crd_v1(_with({"name": {"type": "string", "pattern": pattern}})), [_ex({"name": value})])
@@ -424,7 +424,7 @@ def test_patterns_read_as_go_reads_them(copy_fixture, pattern, value, refused):
 def test_the_time_budget_gives_an_info_finding(copy_fixture, monkeypatch):
     """Past the bundle's time budget (here 0 s, so at the first example) the rest is not
     checked, and one info finding says how many examples were left."""
-    from checker.rules import alm_examples_schema as m
+    from checker.rules.csv import alm_examples_schema as m
 
     monkeypatch.setattr(m, "TIME_BUDGET", 0.0)
     _bundle(copy_fixture, _crd_v1(_with({"size": {"type": "integer"}})), [_ex({"size": "3"}), _ex({"size": 1}, name="b")])
@@ -443,7 +443,7 @@ def test_posix_classes_as_go_reads_them(copy_fixture):
 
 
 def test_the_fast_match_agrees_with_re2_search():
-    from checker.rules.alm_examples_schema import _matches, go_pattern
+    from checker.rules.lib.crd_schema import _matches, go_pattern
 
     for pat, texts in [("^[a-z]+$", ["abc", "aBc", "", "é"]), ("é+", ["xéé", "e", "ééé"]), ("^$", ["", "a"]),
                        ("[[:alnum:]]+(-[[:alnum:]]+)*", ["sdi", "---", "a-b"]), ("^(a+)+$", ["a" * 60 + "!", "aaa"])]:

@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from checker.api import check
-from checker.rules.bundle_manifests import MAX_BUNDLE_SIZE, WARN_PERCENT, encoded_size
+from checker.rules.format.bundle_size import MAX_BUNDLE_SIZE, WARN_PERCENT, encoded_size
 from checker.upstream.docker_reference import image_reference_problem
-from checker.rules.kinds import kind_table
+from checker.rules.format.unsupported_manifest_kind import kind_table
 
 from conftest import FIXTURES
 
@@ -298,7 +298,7 @@ def test_bundle_size_verdicts_do_not_depend_on_bundles_measured_before(copy_fixt
     operator's releases repeat their CRDs); whatever it knew, each bundle gets the verdict
     it gets when checked alone: a large compressible file shared by three releases, with a
     random blob that takes the second over the warning and keeps the third below it."""
-    from checker.rules import bundle_manifests
+    from checker.rules.format import bundle_size as bundle_manifests
 
     shared = "".join(f"  field{i}:\n    type: string\n    description: the field number {i} of the schema\n"
                      for i in range(40_000))

@@ -1,89 +1,36 @@
-"""Bundle-wide manifest checks operator-sdk's bundle validation runs: service accounts that
-conflict with the CSV's, and the bundle's size as OLM stores it."""
+"""
+What: the size of the bundle as operator-framework/api measures it — the sum, over the
+bundle's files, of len(base64(gzip(file))) — is over 1 MiB (1,048,576 bytes: error) or over
+85% of it (warning). olm-check counts the files it reads: manifests/, metadata/ and
+bundle.Dockerfile (operator-sdk also counts any other file in the directory, such as
+tests/scorecard; Go's and Python's gzip differ by a few bytes).
+
+Why: OLM unpacks a bundle into a ConfigMap, and Kubernetes objects are limited to about
+1 MiB; since OLM v0.19 / opm 1.17.5 the content is stored gzip-compressed and base64
+encoded, so this is the number that must fit. A bundle over it never installs, and
+operator-sdk's bundle validation (catalog CI) fails it.
+
+Fix: shrink the largest files (usually CRDs: drop `description` fields from the schemas
+with `crd:maxDescLen=0` in controller-gen, split rarely used APIs into another operator),
+and remove files the bundle does not need.
+
+Bad:  manifests/ holding 30 CRDs with full OpenAPI descriptions (1.3 MiB compressed)
+Good: the same CRDs generated with crd:maxDescLen=0 (300 KiB compressed)
+"""
 from __future__ import annotations
 
 import hashlib
 import zlib
 from typing import Optional
 
-from ..model import REGISTRY_V1, Bundle
-from ..nodes import Mapping, Scalar, Sequence
-from . import finding, refusal, rule
+from ...model import Bundle
+from .. import define, refusal
 
 API_BUNDLE = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/bundle.go"
 
 MAX_BUNDLE_SIZE = 1 << 20  # operator-framework/api pkg/validation/internal/bundle.go max_bundle_size
 WARN_PERCENT = 0.85  # same file: validateBundleSize warnPercent
 
-
-def deployment_service_accounts(csv) -> dict:
-    """serviceAccountName of each CSV deployment: name -> (deployment name, value node)."""
-    out = {}
-    spec = csv.spec() if csv is not None else None
-    inst = spec.get("install") if spec is not None else None
-    ispec = inst.get("spec") if isinstance(inst, Mapping) else None
-    deps = ispec.get("deployments") if isinstance(ispec, Mapping) else None
-    if not isinstance(deps, Sequence):
-        return out
-    for d in deps:
-        if not isinstance(d, Mapping):
-            continue
-        tspec = d.get("spec")
-        tmpl = tspec.get("template") if isinstance(tspec, Mapping) else None
-        pspec = tmpl.get("spec") if isinstance(tmpl, Mapping) else None
-        sa = pspec.get("serviceAccountName") if isinstance(pspec, Mapping) else None
-        if isinstance(sa, Scalar) and isinstance(sa.value, str) and sa.value:
-            out.setdefault(sa.value, (d.str("name") or "?", sa))
-    return out
-
-
-@rule("service-account-conflict", "error", "A ServiceAccount manifest duplicates a CSV deployment's service account", refused_by=[
-    refusal("catalog-ci", "operator-sdk's bundle validation (operator-framework/api validateServiceAccounts) fails "
-            "with \"invalid service account found in bundle\"", API_BUNDLE),
-])
-def service_account_conflict(bundle: Bundle, ctx):
-    """
-    What: a ServiceAccount object in manifests/ has the same name as the `serviceAccountName`
-    of a deployment in the CSV's install strategy.
-
-    Why: OLM creates and owns the operator's service account itself, from the CSV (with the
-    permissions and clusterPermissions given to it); a second definition in the bundle is
-    either a leftover of `make bundle` or a different account by accident, and operator-sdk's
-    bundle validation ("invalid service account found in bundle"), run by catalog CI,
-    rejects the bundle.
-
-    Fix: delete the ServiceAccount manifest (OLM creates the account), or, if a separate
-    account was intended, rename one of them.
-
-    Bad:
-        # manifests/example-operator_v1_serviceaccount.yaml
-        apiVersion: v1
-        kind: ServiceAccount
-        metadata:
-          name: example-operator      # also the CSV deployment's serviceAccountName
-    Good:
-        (no ServiceAccount manifest; the CSV's deployment names serviceAccountName: example-operator)
-    """
-    if bundle.mediatype not in (REGISTRY_V1, None):
-        return
-    csv = bundle.csv
-    if csv is None:
-        return
-    accounts = deployment_service_accounts(csv)
-    if not accounts:
-        return
-    for m in bundle.manifests:
-        if m.kind != "ServiceAccount" or m.api_version != "v1":
-            continue
-        name = m.name
-        if name not in accounts:
-            continue
-        dep, node = accounts[name]
-        yield finding("service-account-conflict", m.file, m.metadata.get("name"),
-                      f"OLM already creates the ServiceAccount '{name}' for the CSV's deployment '{dep}'",
-                      detail=f"OLM creates and owns that account from the CSV ({csv.file.rel}:{node.line}), and "
-                      "operator-sdk's bundle validation (run by catalog CI) rejects a bundle that defines it again. Delete "
-                      "this manifest, or rename the account here or in the CSV if a separate account was intended.")
 
 
 def _upper_bound(n: int) -> int:
@@ -145,32 +92,16 @@ def _fmt(b: int) -> str:
     return f"{b / div:.1f} {'kMGTPE'[exp]}B"
 
 
-@rule("bundle-size", "error", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", mixed=True, refused_by=[
+RULE = define("bundle-size", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", __doc__, mixed=True, refused_by=[
     refusal("catalog-ci", "operator-sdk's bundle validation (operator-framework/api validateBundleSize) fails a bundle "
             "over 1 MiB compressed", API_BUNDLE),
     refusal("olm-install", "OLM unpacks the bundle into a ConfigMap, which Kubernetes limits to about 1 MiB",
             "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/bundle/bundle_unpacker.go"),
-])
+], category="format")
+
+
+@RULE.check
 def bundle_size(bundle: Bundle, ctx):
-    """
-    What: the size of the bundle as operator-framework/api measures it — the sum, over the
-    bundle's files, of len(base64(gzip(file))) — is over 1 MiB (1,048,576 bytes: error) or over
-    85% of it (warning). olm-check counts the files it reads: manifests/, metadata/ and
-    bundle.Dockerfile (operator-sdk also counts any other file in the directory, such as
-    tests/scorecard; Go's and Python's gzip differ by a few bytes).
-
-    Why: OLM unpacks a bundle into a ConfigMap, and Kubernetes objects are limited to about
-    1 MiB; since OLM v0.19 / opm 1.17.5 the content is stored gzip-compressed and base64
-    encoded, so this is the number that must fit. A bundle over it never installs, and
-    operator-sdk's bundle validation (catalog CI) fails it.
-
-    Fix: shrink the largest files (usually CRDs: drop `description` fields from the schemas
-    with `crd:maxDescLen=0` in controller-gen, split rarely used APIs into another operator),
-    and remove files the bundle does not need.
-
-    Bad:  manifests/ holding 30 CRDs with full OpenAPI descriptions (1.3 MiB compressed)
-    Good: the same CRDs generated with crd:maxDescLen=0 (300 KiB compressed)
-    """
     files = [f for f in bundle.files if f.raw is not None or f.text is not None]
     if not files:
         return
@@ -190,16 +121,16 @@ def bundle_size(bundle: Bundle, ctx):
     largest = sizes[0][1]
     pct = 100.0 * total / MAX_BUNDLE_SIZE
     if total > MAX_BUNDLE_SIZE:
-        yield finding("bundle-size", largest, None,
+        yield RULE.at(largest, None,
                       f"the bundle is ~{_fmt(total)} compressed, {pct:.0f}% of the 1 MiB limit",
                       detail=f"Measured gzip-compressed and base64-encoded ({_fmt(raw_total)} uncompressed): OLM cannot "
                       "store it in the ConfigMap it unpacks bundles into, so it never installs, and operator-sdk's bundle "
                       f"validation fails it. Largest: {top}. Shrink the CRDs (controller-gen crd:maxDescLen=0 drops schema "
                       "descriptions) or split the bundle.")
     else:
-        yield finding("bundle-size", largest, None,
+        yield RULE.at(largest, None,
                       f"the bundle is ~{_fmt(total)} compressed, {pct:.0f}% of OLM's 1 MiB limit",
-                      severity="warning",
+                      kind="near-limit",
                       detail=f"Measured gzip-compressed and base64-encoded ({_fmt(raw_total)} uncompressed); past the "
                       f"limit it cannot be installed. Largest: {top}. Keep an eye on CRD growth (controller-gen "
                       "crd:maxDescLen=0 drops schema descriptions).")

@@ -1,11 +1,39 @@
-"""The catalog pipelines' yaml-lint task: yamllint, with the pipeline's own configuration, on
-the bundle directory's YAML files."""
+"""
+What: the problems yamllint reports in the bundle directory's YAML files (`*.yaml`,
+`*.yml`) with the configuration the community, certified and marketplace catalogs'
+pipeline gives it: `{extends: default, rules: {line-length: {max: 180, level: warning},
+indentation: {indent-sequences: whatever}}}`. Each finding is one yamllint problem, at its
+line and column, with yamllint's rule id (`trailing-spaces`, `new-line-at-end-of-file`,
+`key-duplicates`, `indentation`, `empty-lines`, `document-start`, `truthy`, ...).
+
+Why: the hosted pipeline's yaml-lint task runs `yamllint` on the pull request's bundle
+directory; an error-level problem fails the task and the pull request (a warning does
+not). It lints only the bundle a pull request adds, so olm-check lints the bundles a
+change list adds or changes (the GitHub Action on a pull request, `--changed-since`), not
+the released bundles of a whole catalog (yamllint reads about 0.2 MB/s: a catalog would
+take hours); `options: {yaml-lint: {all_bundles: true}}` in `.olm-check.yaml` lints every
+bundle a run checks. Files over 2 MiB are not linted. A syntax error olm-check's own
+loader reports (yaml-syntax) is not repeated here; a repeated key with a different value
+is told by yaml-duplicate-key.
+
+Fix: what yamllint asks for at the position shown: remove trailing spaces, end the file
+with a newline, remove the repeated key, fix the indentation, remove extra blank lines.
+
+Bad:
+    metadata:
+      name: a
+    spec: { replicas: 1 }
+Good:
+    metadata:
+      name: a
+    spec: {replicas: 1}
+"""
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..model import Bundle
-from . import finding, refusal, rule
+from ...model import Bundle
+from .. import define, refusal
 
 # operator-pipelines@422dfd6e ansible/roles/operator-pipeline/templates/openshift/pipelines/
 # operator-hosted-pipeline.yml, task yaml-lint (tasks/yaml-lint.yml: `yamllint "$(params.path)"
@@ -38,43 +66,16 @@ def _in_scope(bundle: Bundle, ctx) -> bool:
     return bool(ctx.option("yaml-lint", "all_bundles", False)) or ctx.submitted(bundle.rel)
 
 
-@rule("yaml-lint", "error", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle",
+RULE = define("yaml-lint", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle", __doc__,
       mixed=True, refused_by=[
           refusal("catalog-ci", "the hosted pipeline's yaml-lint task runs yamllint on the bundle directory "
                   "(extends default; line-length 180 as a warning; indent-sequences whatever) and fails the pull "
                   "request on any error", HOSTED_PIPELINE),
-      ])
+      ], category="format")
+
+
+@RULE.check
 def yaml_lint(bundle: Bundle, ctx):
-    """
-    What: the problems yamllint reports in the bundle directory's YAML files (`*.yaml`,
-    `*.yml`) with the configuration the community, certified and marketplace catalogs'
-    pipeline gives it: `{extends: default, rules: {line-length: {max: 180, level: warning},
-    indentation: {indent-sequences: whatever}}}`. Each finding is one yamllint problem, at its
-    line and column, with yamllint's rule id (`trailing-spaces`, `new-line-at-end-of-file`,
-    `key-duplicates`, `indentation`, `empty-lines`, `document-start`, `truthy`, ...).
-
-    Why: the hosted pipeline's yaml-lint task runs `yamllint` on the pull request's bundle
-    directory; an error-level problem fails the task and the pull request (a warning does
-    not). It lints only the bundle a pull request adds, so olm-check lints the bundles a
-    change list adds or changes (the GitHub Action on a pull request, `--changed-since`), not
-    the released bundles of a whole catalog (yamllint reads about 0.2 MB/s: a catalog would
-    take hours); `options: {yaml-lint: {all_bundles: true}}` in `.olm-check.yaml` lints every
-    bundle a run checks. Files over 2 MiB are not linted. A syntax error olm-check's own
-    loader reports (yaml-syntax) is not repeated here; a repeated key with a different value
-    is told by yaml-duplicate-key.
-
-    Fix: what yamllint asks for at the position shown: remove trailing spaces, end the file
-    with a newline, remove the repeated key, fix the indentation, remove extra blank lines.
-
-    Bad:
-        metadata:
-          name: a
-        spec: { replicas: 1 }
-    Good:
-        metadata:
-          name: a
-        spec: {replicas: 1}
-    """
     if not _in_scope(bundle, ctx):
         return
     conf = None
@@ -86,7 +87,7 @@ def yaml_lint(bundle: Bundle, ctx):
         if data is None:
             continue  # not read or not text (yaml-limits says why)
         if len(data) > MAX_LINT_BYTES:
-            yield finding("yaml-lint", sf, None, f"{name} is not linted: it is larger than "
+            yield RULE.at(sf, None, f"{name} is not linted: it is larger than "
                           f"{MAX_LINT_BYTES >> 20} MiB", kind="skipped", line=1, column=1,
                           detail="olm-check does not run yamllint on files this large (it would take minutes); the "
                           "pipeline's yaml-lint task does. Run `yamllint` on it yourself with the pipeline's "
@@ -98,7 +99,7 @@ def yaml_lint(bundle: Bundle, ctx):
         try:
             problems = list(_lint(data, conf))
         except Exception as e:  # yamllint's own failure on odd input: say so, never a traceback
-            yield finding("yaml-lint", sf, None, f"yamllint could not lint {name}: {type(e).__name__}",
+            yield RULE.at(sf, None, f"yamllint could not lint {name}: {type(e).__name__}",
                           kind="skipped", line=1, column=1,
                           detail="The pipeline's yaml-lint task would fail on it too. Make it plain UTF-8 YAML.")
             continue
@@ -112,7 +113,7 @@ def yaml_lint(bundle: Bundle, ctx):
                       + ("warns here; the task does not fail on warnings." if warning else
                          "fails the pull request on this error.")
                       + f" Fix it at the position shown (yamllint's rule: {rid}).")
-            yield finding("yaml-lint", sf, None, f"{desc} ({rid})", line=p.line, column=p.column,
+            yield RULE.at(sf, None, f"{desc} ({rid})", line=p.line, column=p.column,
                           kind="warning" if warning else "", detail=detail)
 
 

@@ -1,22 +1,63 @@
-"""Image references: the docker reference grammar (distribution/reference) and the
-`related-image-invalid` rule for the CSV's spec.relatedImages.
+"""
+What: every entry of the CSV's `spec.relatedImages` needs a `name` and an `image` that is a
+valid image reference: `registry/path[:tag][@digest]`, lowercase repository path, a tag of
+at most 128 characters, a digest such as `sha256:` followed by 64 hexadecimal characters;
+no scheme (`docker://`, `oci://`, `https://`) and no spaces. olm-check applies the grammar
+of distribution/reference (`ParseNormalizedNamed`).
 
-``image_reference_problem(s)`` is usable by any rule that needs to know whether a string is a
-pull spec the container tools accept (it answers what is wrong, or None).
+An **error** (kind `wrong-type`) when OLM cannot decode it: relatedImages that is not a
+list, an entry that is not a mapping, or a name or image that is not a string. OLM's
+catalog operator decodes the bundle's CSV into its Go type (`json.Unmarshal`,
+operator-lifecycle-manager pkg/controller/operators/catalog/operator.go, ExecutePlan,
+@992bb097), where `RelatedImage` is `{Name string json:"name"; Image string
+json:"image"}` (operator-framework/api clusterserviceversion_types.go); the decode fails
+and so does the InstallPlan, on the releases from 4.8 (OLM 0.18, api v0.8.0) the bundle
+installs on; a warning when it installs only on 4.6-4.7, whose OLM has no such field.
+
+A **warning** for an entry without a `name` (kind `no-name`), without an `image` (kind
+`no-image`; often the image is given under `value:`, kind `image-under-other-key`), with
+an empty image (kind `empty-image`), or with a string that is not a valid reference (kind
+`invalid-reference`): the image is not mirrored, but nothing refuses the bundle. OLM
+creates the CSV through its typed client, which sends a missing name or image as `""`
+(the fields have no omitempty) and drops an unknown key such as `value`, so the CRD's
+`required: [image, name]` is satisfied and the API server accepts the CSV. opm does not
+validate related images (its catalog model leaves the check out because production
+catalogs hold entries without images), and the pull spec check operator-framework/api
+added in v0.40.0 (`validateRelatedImages`, February 2026) is not in any operator-sdk
+release yet (operator-sdk v1.42 builds on api v0.34; the community catalog pipeline runs
+v1.36.1).
+
+Why: relatedImages tell mirroring tools (`oc adm catalog mirror`, `oc-mirror`) which images
+to copy for disconnected clusters and appear in the catalog; an entry without a usable
+pull spec leaves its image unmirrored, and one OLM cannot decode keeps the bundle from
+being installed at all.
+
+Fix: write the full pull spec under `image:`, ideally pinned by digest, and a `name:`.
+
+Bad:
+    relatedImages:
+      - name: operator
+        value: quay.io/example/operator:v1.0.0
+      - name: agent
+        image: docker://quay.io/Example/agent:v1.0.0
+Good:
+    relatedImages:
+      - name: operator
+        image: quay.io/example/operator@sha256:4b8e2a2a24a3c0fbc5a2b5c6d7e8f90112233445566778899aabbccddeeff001
 """
 from __future__ import annotations
 
 import re
 from typing import Optional
 
-from ..finding import Fix, clip
-from ..model import REGISTRY_V1, Bundle
-from ..nodes import Mapping, Scalar, Sequence
-from ..versions import release_ranges, vkey
-from . import finding, refusal, rule
-from ..upstream.docker_reference import image_reference_problem
-from .lib.csv import data
-from .lib.fixes import fix_value
+from ...finding import Fix, clip
+from ...model import REGISTRY_V1, Bundle
+from ...nodes import Mapping, Scalar, Sequence
+from ...versions import release_ranges, vkey
+from .. import define, refusal
+from ...upstream.docker_reference import image_reference_problem
+from ..lib.csv import data
+from ..lib.fixes import fix_value
 
 
 
@@ -29,10 +70,8 @@ def _repaired(s: str) -> Optional[str]:
     return None
 
 
-fix_value = fix_value  # kept for the modules that import it from here
 
-
-@rule("related-image-invalid", "error", "A relatedImages entry is empty or not a valid image reference", mixed=True, refused_by=[
+RULE = define("related-image-invalid", "A relatedImages entry is empty or not a valid image reference", __doc__, mixed=True, refused_by=[
     refusal("olm-install", "from OpenShift 4.8 (OLM 0.18, operator-framework/api v0.8.0) OLM decodes the CSV into its Go "
             "type, where relatedImages is a list of {name, image} strings, before creating it; a relatedImages that is "
             "not a list, an entry that is not a mapping, or a name or image that is not a string fails that decode and "
@@ -40,55 +79,11 @@ fix_value = fix_value  # kept for the modules that import it from here
             "only on older ones, whose OLM ignores the field)",
             "https://github.com/operator-framework/operator-lifecycle-manager/blob/"
             "992bb097749e5994eedc5e4882583df952d8a70e/pkg/controller/operators/catalog/operator.go#L2533-L2539"),
-])
+], category="format")
+
+
+@RULE.check
 def related_image_invalid(bundle: Bundle, ctx):
-    """
-    What: every entry of the CSV's `spec.relatedImages` needs a `name` and an `image` that is a
-    valid image reference: `registry/path[:tag][@digest]`, lowercase repository path, a tag of
-    at most 128 characters, a digest such as `sha256:` followed by 64 hexadecimal characters;
-    no scheme (`docker://`, `oci://`, `https://`) and no spaces. olm-check applies the grammar
-    of distribution/reference (`ParseNormalizedNamed`).
-
-    An **error** (kind `wrong-type`) when OLM cannot decode it: relatedImages that is not a
-    list, an entry that is not a mapping, or a name or image that is not a string. OLM's
-    catalog operator decodes the bundle's CSV into its Go type (`json.Unmarshal`,
-    operator-lifecycle-manager pkg/controller/operators/catalog/operator.go, ExecutePlan,
-    @992bb097), where `RelatedImage` is `{Name string json:"name"; Image string
-    json:"image"}` (operator-framework/api clusterserviceversion_types.go); the decode fails
-    and so does the InstallPlan, on the releases from 4.8 (OLM 0.18, api v0.8.0) the bundle
-    installs on; a warning when it installs only on 4.6-4.7, whose OLM has no such field.
-
-    A **warning** for an entry without a `name` (kind `no-name`), without an `image` (kind
-    `no-image`; often the image is given under `value:`, kind `image-under-other-key`), with
-    an empty image (kind `empty-image`), or with a string that is not a valid reference (kind
-    `invalid-reference`): the image is not mirrored, but nothing refuses the bundle. OLM
-    creates the CSV through its typed client, which sends a missing name or image as `""`
-    (the fields have no omitempty) and drops an unknown key such as `value`, so the CRD's
-    `required: [image, name]` is satisfied and the API server accepts the CSV. opm does not
-    validate related images (its catalog model leaves the check out because production
-    catalogs hold entries without images), and the pull spec check operator-framework/api
-    added in v0.40.0 (`validateRelatedImages`, February 2026) is not in any operator-sdk
-    release yet (operator-sdk v1.42 builds on api v0.34; the community catalog pipeline runs
-    v1.36.1).
-
-    Why: relatedImages tell mirroring tools (`oc adm catalog mirror`, `oc-mirror`) which images
-    to copy for disconnected clusters and appear in the catalog; an entry without a usable
-    pull spec leaves its image unmirrored, and one OLM cannot decode keeps the bundle from
-    being installed at all.
-
-    Fix: write the full pull spec under `image:`, ideally pinned by digest, and a `name:`.
-
-    Bad:
-        relatedImages:
-          - name: operator
-            value: quay.io/example/operator:v1.0.0
-          - name: agent
-            image: docker://quay.io/Example/agent:v1.0.0
-    Good:
-        relatedImages:
-          - name: operator
-            image: quay.io/example/operator@sha256:4b8e2a2a24a3c0fbc5a2b5c6d7e8f90112233445566778899aabbccddeeff001
-    """
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     csv = bundle.csv
@@ -103,18 +98,18 @@ def related_image_invalid(bundle: Bundle, ctx):
     def refused(node, message, detail, fix=None):
         """A shape OLM cannot decode into its CSV type: the install fails on the releases in ``refusing``."""
         if refusing:
-            return finding("related-image-invalid", sf, node, message, ocp=refusing, fix=fix,
+            return RULE.at(sf, node, message, ocp=refusing, fix=fix,
                            kind="wrong-type",
                            detail=f"OLM decodes the CSV into its Go type (relatedImages: a list of {{name, image}} strings) "
                            f"before creating it; the decode fails, and so does the install, on OpenShift "
                            f"{release_ranges([r.ocp for r in refusing])}: {detail}")
-        return finding("related-image-invalid", sf, node, message, severity="warning", fix=fix, kind="wrong-type-old",
+        return RULE.at(sf, node, message, fix=fix, kind="wrong-type-old",
                        detail="The releases the bundle installs on (before 4.8) ignore relatedImages, but OLM from 4.8 "
                        f"cannot decode the CSV, and mirroring tools have no image to copy: {detail}")
 
     def unmirrored(node, message, detail, kind, fix=None):
         """A shape nothing refuses: OLM's typed client sends a missing field as "", but the image is not mirrored."""
-        return finding("related-image-invalid", sf, node, message, severity="warning", fix=fix, kind=kind,
+        return RULE.at(sf, node, message, fix=fix, kind=kind,
                        detail="OLM creates the CSV through its typed client, which sends a missing name or image as '' "
                        "and drops unknown keys, so the API server accepts it; but mirroring tools get no image to copy "
                        f"for it, and disconnected installs miss it. {detail}")
@@ -160,7 +155,7 @@ def related_image_invalid(bundle: Bundle, ctx):
                              "no-image")
             continue
         if isinstance(img, Scalar) and img.value == "":
-            yield finding("related-image-invalid", sf, img, f"{label} has an empty image", severity="warning", kind="empty-image",
+            yield RULE.at(sf, img, f"{label} has an empty image", kind="empty-image",
                           detail="Mirroring tools have nothing to copy for it (the API server and catalog CI accept it). "
                           "Set 'image:' to the image reference (registry/path@sha256:...), or remove the entry.")
             continue
@@ -173,8 +168,8 @@ def related_image_invalid(bundle: Bundle, ctx):
             continue
         fixed = _repaired(img.value)
         fix = fix_value(sf, img, fixed, "write the image reference without the scheme or spaces") if fixed else None
-        yield finding("related-image-invalid", sf, img,
-                      f"invalid image reference: {_brief(problem)}", fix=fix, severity="warning", kind="invalid-reference",
+        yield RULE.at(sf, img,
+                      f"invalid image reference: {_brief(problem)}", fix=fix, kind="invalid-reference",
                       detail=f"The image '{clip(img.value.strip())}' of {label}: {problem}. Mirroring tools cannot copy it "
                       "(the API server, opm and catalog CI accept it today). " + (f"Write '{fixed}'." if fixed else
                                         "Write it as registry/path:tag or, better, registry/path@sha256:<digest>."))

@@ -1,20 +1,58 @@
-"""Manifest kinds: what OLM installs from a registry+v1 bundle, by OpenShift release
-(checker/data/manifest_kinds.yaml), and the catalogs' NetworkPolicy policy."""
+"""
+What: every object in manifests/ must be of a kind OLM installs from a registry+v1 bundle:
+ClusterServiceVersion, CustomResourceDefinition, Secret, ConfigMap, ServiceAccount, Service,
+Role, RoleBinding, ClusterRole, ClusterRoleBinding, PrometheusRule, ServiceMonitor,
+PodDisruptionBudget, PriorityClass, VerticalPodAutoscaler and ConsoleYAMLSample on every
+release; ConsoleQuickStart, ConsoleCLIDownload and ConsoleLink from OpenShift 4.10;
+NetworkPolicy and ConsolePlugin from 4.20. NetworkPolicy was also backported to z-streams of
+4.12-4.19 (4.18.23, 4.19.10, ...): on those releases it is a warning, because clusters on an
+older patch release still refuse it. PodMonitor passes opm's validation but OLM does not
+install it. Only `kind` counts (OLM ignores group and version when it decides); the releases
+checked are those the bundle can be installed on (from its label, maxOpenShiftVersion and
+minKubeVersion). The table, with the source of every entry, is checker/data/manifest_kinds.yaml.
+
+Why: OLM's catalog operator marks the step "UnsupportedResource" and fails the whole
+InstallPlan: the operator does not install at all.
+
+Fix: remove the object from manifests/ and have the operator create it at run time; for a
+Deployment, use the CSV's install strategy; for webhooks, spec.webhookdefinitions; for a kind
+that is supported only from a later release, narrow com.redhat.openshift.versions to
+releases that support it.
+
+Bad:
+    # manifests/operator-deployment.yaml
+    apiVersion: apps/v1
+    kind: Deployment
+Good:
+    # in the CSV
+    spec:
+      install:
+        spec:
+          deployments:
+            - name: example-operator
+              spec: {...}
+"""
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from typing import Optional
 
 import yaml
 
-from ..model import REGISTRY_V1, Bundle
-from ..versions import release_ranges as _ranges
-from ..versions import vkey
-from . import check, define, finding, refusal
-from .lib.fixes import fix_value
+from ...model import REGISTRY_V1, Bundle
+from ...versions import release_ranges as _ranges
+from ...versions import vkey
+from .. import define, refusal
+from ..lib.fixes import fix_value
+from ..lib.tables import data_file
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "manifest_kinds.yaml")
+RULE = define("unsupported-manifest-kind", "A manifest kind OLM does not install from a registry+v1 bundle", __doc__,
+              category="format", mixed=True, refused_by=[
+    refusal("olm-install", "the catalog operator marks the step UnsupportedResource and fails the InstallPlan",
+            "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/catalog/operator.go"),
+    refusal("opm", "`opm alpha bundle validate` fails a registry+v1 bundle holding a kind outside its supported list",
+            "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/supported_resources.go"),
+])
 
 
 class KindTable:
@@ -37,7 +75,7 @@ class KindTable:
 
 @lru_cache(maxsize=1)
 def kind_table() -> KindTable:
-    with open(DATA, encoding="utf-8") as fh:
+    with open(data_file("manifest_kinds.yaml"), encoding="utf-8") as fh:
         return KindTable(yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {})
 
 
@@ -62,78 +100,6 @@ def _releases(bundle: Bundle, ctx) -> list:
     return [r for r in out if r is not None]
 
 
-define("unsupported-manifest-kind", "error", "A manifest kind OLM does not install from a registry+v1 bundle", mixed=True, refused_by=[
-    refusal("olm-install", "the catalog operator marks the step UnsupportedResource and fails the InstallPlan",
-            "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/catalog/operator.go"),
-    refusal("opm", "`opm alpha bundle validate` fails a registry+v1 bundle holding a kind outside its supported list",
-            "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/supported_resources.go"),
-], explanation="""
-    What: every object in manifests/ must be of a kind OLM installs from a registry+v1 bundle:
-    ClusterServiceVersion, CustomResourceDefinition, Secret, ConfigMap, ServiceAccount, Service,
-    Role, RoleBinding, ClusterRole, ClusterRoleBinding, PrometheusRule, ServiceMonitor,
-    PodDisruptionBudget, PriorityClass, VerticalPodAutoscaler and ConsoleYAMLSample on every
-    release; ConsoleQuickStart, ConsoleCLIDownload and ConsoleLink from OpenShift 4.10;
-    NetworkPolicy and ConsolePlugin from 4.20. NetworkPolicy was also backported to z-streams of
-    4.12-4.19 (4.18.23, 4.19.10, ...): on those releases it is a warning, because clusters on an
-    older patch release still refuse it. PodMonitor passes opm's validation but OLM does not
-    install it. Only `kind` counts (OLM ignores group and version when it decides); the releases
-    checked are those the bundle can be installed on (from its label, maxOpenShiftVersion and
-    minKubeVersion). The table, with the source of every entry, is checker/data/manifest_kinds.yaml.
-
-    Why: OLM's catalog operator marks the step "UnsupportedResource" and fails the whole
-    InstallPlan: the operator does not install at all.
-
-    Fix: remove the object from manifests/ and have the operator create it at run time; for a
-    Deployment, use the CSV's install strategy; for webhooks, spec.webhookdefinitions; for a kind
-    that is supported only from a later release, narrow com.redhat.openshift.versions to
-    releases that support it.
-
-    Bad:
-        # manifests/operator-deployment.yaml
-        apiVersion: apps/v1
-        kind: Deployment
-    Good:
-        # in the CSV
-        spec:
-          install:
-            spec:
-              deployments:
-                - name: example-operator
-                  spec: {...}
-    """)
-
-define("network-policy", "error", "A NetworkPolicy in the bundle (catalog policy)",
-       refused_by=[
-    refusal("catalog-ci", "operator-pipelines' static check check_network_policy_presence (common suite, run with "
-            "the community suite by default) fails a bundle with a networking.k8s.io NetworkPolicy",
-            "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"),
-    refusal("certification", "the same static check runs in the certified stream's pipeline",
-            "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/docs/users/static_checks.md"),
-], explanation="""
-    What: a NetworkPolicy (networking.k8s.io) in manifests/.
-
-    Why: Red Hat's catalog pipelines (operator-pipelines, static check
-    `check_network_policy_presence`, among the checks common to the community and the
-    certified streams) fail every bundle that ships one, so it is an error in the `community`
-    and `certified` profiles. OLM itself installs NetworkPolicies only from OLM v0.32 (OpenShift
-    4.20, and late z-streams of 4.12-4.19: see `unsupported-manifest-kind`); OperatorHub.io is
-    not known to refuse them, but clusters running an older OLM do, hence a warning in the
-    `operatorhub` profile. The `minimal` profile (bundle format only) does not check it.
-
-    Fix: remove the NetworkPolicy from the bundle; let the operator create the policies it
-    needs at run time, or document them for the cluster administrator.
-
-    Bad:
-        # manifests/allow-metrics.yaml
-        apiVersion: networking.k8s.io/v1
-        kind: NetworkPolicy
-        metadata:
-          name: allow-metrics
-    Good:
-        (no NetworkPolicy in manifests/)
-    """)
-
-
 def _suggest(kind: str, known: list) -> Optional[str]:
     low = kind.lower()
     for k in known:
@@ -142,7 +108,7 @@ def _suggest(kind: str, known: list) -> Optional[str]:
     return None
 
 
-@check("bundle")
+@RULE.check
 def manifest_kinds(bundle: Bundle, ctx):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return  # plain (k8s+v1) bundles may hold any kind
@@ -153,20 +119,13 @@ def manifest_kinds(bundle: Bundle, ctx):
         if not kind:
             continue  # manifest-invalid says why
         knode = m.root.get("kind")
-        if kind == "NetworkPolicy" and m.group in ("networking.k8s.io", "extensions"):
-            why = ("Red Hat's catalog pipelines (static check check_network_policy_presence, common suite) reject "
-                   "bundles with a NetworkPolicy, and OLM before v0.32 cannot install one")
-            yield finding("network-policy", m.file, knode,
-                          f"the bundle ships NetworkPolicy '{m.name or '?'}'",
-                          detail=f"{why[0].upper() + why[1:]}. Remove it and let the operator create the policies it "
-                          "needs at run time.")
         if kind in table.always:
             continue
         if releases is None:
             releases = _releases(bundle, ctx)
         if kind in table.refused:
             alt = f" ({table.alternatives[kind]})" if kind in table.alternatives else ""
-            yield finding("unsupported-manifest-kind", m.file, knode,
+            yield RULE.at(m.file, knode,
                           f"OLM does not install a {kind} from a bundle", ocp=releases,
                           detail=f"{table.refused[kind]}, so the InstallPlan fails "
                           f"with \"unsupported resource\" and the operator does not install. Remove the {kind} "
@@ -182,7 +141,7 @@ def manifest_kinds(bundle: Bundle, ctx):
             patched = [r for r in before if r.ocp in zs]
             first = f"{since[0]}.{since[1]}"
             if refused:
-                yield finding("unsupported-manifest-kind", m.file, knode,
+                yield RULE.at(m.file, knode,
                               f"OLM installs a {kind} from a bundle only from OpenShift {first}", ocp=refused,
                               detail=(f"Late z-streams of {_ranges(list(zs))} install it too. " if zs else "")
                               + "The InstallPlan fails with \"unsupported resource\" on OpenShift "
@@ -191,8 +150,8 @@ def manifest_kinds(bundle: Bundle, ctx):
                               "and let the operator create it.")
             if patched:
                 first_z = ", ".join(zs[r.ocp] for r in patched)
-                yield finding("unsupported-manifest-kind", m.file, knode,
-                              f"OLM installs a {kind} on these releases only from late z-streams", severity="warning", ocp=patched,
+                yield RULE.at(m.file, knode,
+                              f"OLM installs a {kind} on these releases only from late z-streams", kind="late-zstream", ocp=patched,
                               detail=f"The first z-streams that do: {first_z}. Clusters on an older patch release fail "
                               "the InstallPlan with \"unsupported "
                               f"resource\". Narrow com.redhat.openshift.versions to v{first} and later, or make sure users "
@@ -206,7 +165,7 @@ def manifest_kinds(bundle: Bundle, ctx):
             fix = fix_value(m.file, knode, hint, f"the kind OLM knows, {hint}")
         else:
             instead = _INSTEAD.get(kind, "remove it from manifests/ and let the operator create it at run time")
-        yield finding("unsupported-manifest-kind", m.file, knode,
+        yield RULE.at(m.file, knode,
                       (f"unknown kind '{kind}': kinds are case-sensitive, write '{hint}'" if hint is not None
                        else f"OLM does not install a {kind} from a registry+v1 bundle"), ocp=releases, fix=fix,
                       detail="The InstallPlan fails with \"unsupported resource\" and the operator does not install. "

@@ -1,0 +1,23 @@
+"""The problems the loader recorded while reading files (``SourceFile.problems``, the
+bundle.Dockerfile's ``problems``), for the rules that report them: yaml-syntax,
+yaml-duplicate-key, yaml-limits and bundle-layout."""
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+
+def problems(files: Iterable, rule_id: str) -> Iterator[tuple]:
+    """``(file, problem)`` for each problem of rule ``rule_id`` the loader recorded in ``files``."""
+    for sf in files:
+        for p in sf.problems:
+            if p.rule == rule_id:
+                yield sf, p
+
+
+def repo_files(repo) -> list:
+    """The files of a repository slice that are in no bundle: loose files and each operator's ci.yaml."""
+    files = list(repo.loose_files)
+    for op in repo.operators.values():
+        if op.ci_file is not None:
+            files.append(op.ci_file)
+    return files
