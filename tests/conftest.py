@@ -1,12 +1,30 @@
+import atexit
 import os
 import shutil
 import sys
+import tempfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIXTURES = os.path.join(ROOT, "fixtures")
 sys.path.insert(0, ROOT)
+
+from scripts.fixtures_dedupe import materialise_tree  # noqa: E402
+
+FIXTURES_SRC = os.path.join(ROOT, "fixtures")
+
+
+def _materialise() -> str:
+    """fixtures/ as the tests read it, written once per session: every overlay case of
+    fixtures/rules/ made whole (its bases copied, its own files over them), fixtures/bases/ left
+    out (scripts/fixtures_dedupe.py). A test reads fixtures through FIXTURES, never
+    ROOT/fixtures; the tree's parent stands for the repository root (``<tmp>/fixtures/...``)."""
+    top = tempfile.mkdtemp(prefix="olm-check-fixtures-")
+    atexit.register(shutil.rmtree, top, True)
+    return materialise_tree(os.path.join(top, "fixtures"), FIXTURES_SRC)
+
+
+FIXTURES = _materialise()
 
 
 @pytest.fixture

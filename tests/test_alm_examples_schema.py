@@ -6,6 +6,7 @@ import os
 import pytest
 
 from checker.api import check
+from conftest import FIXTURES
 
 CSV = "manifests/example-operator.clusterserviceversion.yaml"
 CRD = "manifests/example.com_widgets.yaml"
@@ -297,8 +298,7 @@ def _same(a, b, path="") -> str:
     return "" if a == b else f"{path}: {a!r} vs {b!r}"
 
 
-_YAML11 = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                       "fixtures", "rules", "alm-examples-schema", "yaml-1.1")
+_YAML11 = os.path.join(FIXTURES, "rules", "alm-examples-schema", "yaml-1.1")
 
 
 @pytest.mark.parametrize("name", sorted(os.listdir(_YAML11)))

@@ -19,9 +19,10 @@ import sys
 
 import pytest
 
+from conftest import FIXTURES
 from helpers import ROOT, run_cli
 
-FIXTURES = os.path.join(ROOT, "fixtures")
+TOP = os.path.dirname(FIXTURES)  # the materialised fixtures/ lies in TOP, as in the repository
 ANSI = re.compile(r"\033\[[0-9;]*m")
 LINE = re.compile(r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info) (?P<rule>[a-z0-9-]+) (?P<msg>.+)$")
 
@@ -135,10 +136,10 @@ def test_no_finding_is_at_a_directory():
     manifests/ or an operator directory is put at a file an editor opens (line 1)."""
     cases = sorted(os.path.join("fixtures", "rules", r, c) for r in os.listdir(os.path.join(FIXTURES, "rules"))
                    for c in os.listdir(os.path.join(FIXTURES, "rules", r)) if c.startswith("bad"))
-    p = run_cli("check", *cases, "--format", "json", "--fail-on", "never", cwd=ROOT)
+    p = run_cli("check", *cases, "--format", "json", "--fail-on", "never", cwd=TOP)
     report = json.loads(p.stdout)
     at_dirs = [(f["rule"], f["path"]) for f in report["findings"]
-               if os.path.isdir(os.path.join(ROOT, f["path"])) and not os.path.islink(os.path.join(ROOT, f["path"]))]
+               if os.path.isdir(os.path.join(TOP, f["path"])) and not os.path.islink(os.path.join(TOP, f["path"]))]
     assert not at_dirs
     # the bundle without metadata/: at its CSV
     f = [f for f in report["findings"] if f["path"].startswith("fixtures/rules/bundle-layout/bad/")]

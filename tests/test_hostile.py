@@ -21,7 +21,7 @@ from checker.report.markdown import summary
 from checker.rules import RULES
 from checker.yamlload import Limits
 
-from conftest import FIXTURES
+from conftest import FIXTURES, FIXTURES_SRC
 from helpers import run_cli
 
 GOOD = os.path.join(FIXTURES, "bundles", "good")
@@ -311,7 +311,7 @@ def test_default_depth_limit_is_documented_consistently():
     depth = Limits().max_depth
     readme = ""
     for doc in ("usage.md", "configuration.md"):  # the README's reference, moved to docs/
-        with open(os.path.join(os.path.dirname(FIXTURES), "docs", doc), encoding="utf-8") as fh:
+        with open(os.path.join(os.path.dirname(FIXTURES_SRC), "docs", doc), encoding="utf-8") as fh:
             readme += fh.read()
     assert f"nests deeper than {depth} levels" in readme
     assert f"max_depth: {depth}" in readme

@@ -1,7 +1,9 @@
 """Every rule has bad and good fixtures: fixtures/rules/<rule-id>/<bad*|good*>/.
 
 A case directory is checked as a user would check it (copied to a fresh directory, paths
-relative to it). Its expect.yaml may set `check` (path to check, default "."), `profile`,
+relative to it). A case whose expect.yaml names a `base` (and maybe `remove`s) is an overlay of
+fixtures/bases/<base>: it is checked materialised, the base with the case's own files over it
+(scripts/fixtures_dedupe.py, conftest.FIXTURES). Its expect.yaml may set `check` (path to check, default "."), `profile`,
 `ocp`, `changes` (a pull request's change list: `[{status, path, previous_path?}]`), and for bad cases lists `findings`: each expected finding's rule, severity, path,
 line (column optional) must be reported; `contains` is text its message or detail holds,
 `detail` (or `detail_contains`) text its detail (the why and the fix) holds. Good cases must

@@ -18,7 +18,7 @@ from checker.engine import Context
 from checker.runner import run as run_stream
 from checker.runner.merge import MergeError, merge_reports
 
-from conftest import FIXTURES
+from conftest import FIXTURES, FIXTURES_SRC
 from helpers import run_cli
 
 
@@ -315,7 +315,7 @@ SCHEMA_DOCS = {
 def test_fast_yaml_path_equals_full_parse(name):
     import sys
 
-    sys.path.insert(0, os.path.join(os.path.dirname(FIXTURES), "scripts"))
+    sys.path.insert(0, os.path.join(os.path.dirname(FIXTURES_SRC), "scripts"))
     from benchmark import tree_key
 
     from checker import fastyaml
@@ -526,7 +526,7 @@ def test_benchmark_script_runs_every_mode_on_a_catalog(catalog, tmp_path, where)
         subprocess.run(["git", "init", "-q", str(top)], check=True)
         target = str(top / "sub" / "catalog")
         shutil.copytree(catalog, target, symlinks=True)
-    script = os.path.join(os.path.dirname(FIXTURES), "scripts", "benchmark.py")
+    script = os.path.join(os.path.dirname(FIXTURES_SRC), "scripts", "benchmark.py")
     p = subprocess.run([sys.executable, script, target, "--jobs", "2", "--repeat", "2", "--verify"],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
