@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .config import Config, ConfigError, load_config
+from .config import Config
+from .config_file import ConfigError, load_config
 from .discover import UsageError, plan
 from .engine import Context, exit_code
 from .roots import config_path as config_file, repo_root
