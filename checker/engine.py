@@ -20,49 +20,10 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from .config import Config
+from .context import Context
 from .finding import SEVERITY_RANK, Finding
 from .model import Bundle, BundleFacts, OperatorContext, Repository
 from .rules import CHECKS, RULES
-from .versions import ApiTable, OcpTable
-
-
-@dataclass
-class Context:
-    """What rules may know besides the model: settings, the version tables, and (a bundle of
-    a catalog repository's operator) its ``OperatorContext``."""
-
-    config: Config = field(default_factory=Config)
-    profile: str = "community"
-    ocp: OcpTable = None
-    apis: ApiTable = None
-    target: Optional[list] = None  # --ocp: list of release strings, replaces every range
-    repo: Optional[Repository] = None  # the planned repository (or the view repository rules run on)
-    operator: Optional[OperatorContext] = None  # the operator of the bundle being checked
-    # the catalog repository's own word (``gates.read_catalog``: its config.yaml's organization
-    # and per-check waivers, its catalogs/ releases); None outside a catalog repository
-    catalog: Optional[object] = None
-
-    def __post_init__(self):
-        if self.ocp is None:
-            self.ocp = OcpTable.load(self.config.ocp_releases)
-        if self.apis is None:
-            self.apis = ApiTable.load(self.config.apis)
-
-    def live(self) -> Optional[set]:
-        """The releases whose catalogs the target still builds (``gates.live_releases``)."""
-        from .gates import live_releases
-
-        return live_releases(self.profile, self.catalog, [r.ocp for r in self.ocp.releases])
-
-    def option(self, rule_id: str, name: str, default=None):
-        return (self.config.options.get(rule_id) or {}).get(name, default)
-
-    def submitted(self, rel: str) -> bool:
-        """Does a change list (a pull request, ``--changed-since``) add or change the bundle at
-        ``rel``? The pipelines' per-pull-request checks (yaml-lint) see only that bundle."""
-        r = self.repo
-        return r is not None and r.changes is not None and rel in (r.checked or ())
 
 
 _IGNORE = re.compile(r"#\s*olm-check:\s*ignore(?:\[([^\]]*)\])?")
@@ -143,16 +104,12 @@ def check_bundle(bundle: Bundle, ctx: Context, checked: bool = True) -> BundleRe
 def check_repo(repo: Repository, ctx: Context) -> list:
     """The repository rules on ``repo`` (a view: one operator's, or ``global_slice``)."""
     out = []
-    saved = ctx.repo
-    ctx.repo = repo
-    try:
-        for fn in CHECKS["repo"]:
-            try:
-                out.extend(fn(repo, ctx) or ())
-            except Exception as e:
-                out.append(internal(repo.root, fn, e))
-    finally:
-        ctx.repo = saved
+    ctx = dataclasses.replace(ctx, repo=repo)
+    for fn in CHECKS["repo"]:
+        try:
+            out.extend(fn(repo, ctx) or ())
+        except Exception as e:
+            out.append(internal(repo.root, fn, e))
     return out
 
 

@@ -5,6 +5,9 @@
 * Rules are pure functions of the model: checker/rules/* import nothing of the report, the
   GitHub Action, the runner (workers, cache, snapshots, shards), change lists, discovery or
   the command line, probe no file system, and read no ``ctx.repo``.
+* Below the rules: ``checker.context`` (the rules' ``Context``) imports the model, the
+  configuration, the version tables and the gates' data, never the engine, the rules or what
+  is above them; ``checker.config`` is plain data (reading the file is ``checker.config_file``'s).
 """
 from __future__ import annotations
 
@@ -251,3 +254,73 @@ def test_bundle_rules_do_not_reach_into_the_repository():
     bad = {name: lines for name, path in _modules().items()
            if name.startswith("checker.rules") for lines in [_context_repo_reads(path)] if lines}
     assert bad == {}, f"rules reading ctx.repo: {bad}"
+
+
+def _reach(graph: dict, start: str) -> set:
+    """Every checker module ``start`` imports, directly or through others."""
+    seen, todo = set(), [start]
+    while todo:
+        for t in graph[todo.pop()]:
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return seen
+
+
+ABOVE_THE_RULES = ("checker.engine", "checker.rules", "checker.report", "checker.action", "checker.runner",
+                   "checker.cli", "checker.api", "checker.discover", "checker.changes", "checker.config_file")
+
+
+def _under(module: str, prefixes) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+# the one known edge from the data types up to the presentation (``Finding.to_json`` asks
+# ``report.links`` for a rule's help URL); issue 28's output side removes it
+KNOWN_UPWARD = {("checker.finding", "checker.report.links")}
+
+
+def _graph_below() -> dict:
+    return {m: {t for t in ts if (m, t) not in KNOWN_UPWARD} for m, ts in _graph().items()}
+
+
+def test_the_context_sits_below_the_rules():
+    graph = _graph_below()
+    assert graph["checker.context"] == {"checker.config", "checker.gates", "checker.model", "checker.versions"}
+    bad = sorted(m for m in _reach(graph, "checker.context") if _under(m, ABOVE_THE_RULES))
+    assert bad == [], f"checker.context reaches {bad}"
+    # the engine and the runner take it from there
+    assert "checker.context" in graph["checker.engine"]
+    assert "checker.context" in graph["checker.runner.tasks"]
+
+
+def test_the_configuration_is_plain_data():
+    """checker.config: the Config dataclass and its queries; it reads no file (no ``open``, no
+    YAML) and reaches nothing above it. Reading and validating is checker.config_file's."""
+    graph = _graph_below()
+    bad = sorted(m for m in _reach(graph, "checker.config") if _under(m, ABOVE_THE_RULES))
+    assert bad == [], f"checker.config reaches {bad}"
+    path = _modules()["checker.config"]
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    opens = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "open"]
+    yaml = [n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            and any((getattr(n, "module", None) or a.name).split(".")[0] == "yaml" for a in n.names)]
+    assert opens == [] and yaml == [], f"checker/config.py reads files: open() at {opens}, yaml at {yaml}"
+    assert "checker.config" in graph["checker.config_file"]
+
+
+def test_the_context_is_frozen():
+    import dataclasses
+
+    import pytest
+
+    from checker.config import Config
+    from checker.context import Context
+
+    ctx = Context(config=Config(), profile="certified")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.profile = "community"  # type: ignore[misc]
+    other = dataclasses.replace(ctx, profile="community")
+    assert (ctx.profile, other.profile) == ("certified", "community")
+    assert other.ocp is ctx.ocp and other.apis is ctx.apis  # a copy does not load the tables again

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..engine import BundleResult, Context, check_repo, global_slice, internal, repo_files, settle, touched_operators
+from ..context import Context
+from ..engine import BundleResult, check_repo, global_slice, internal, repo_files, settle, touched_operators
 from ..model import BundleFacts, Repository
 from ..rules import load_all
 from .placement import at_files
@@ -28,7 +29,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     from .workers import map_tasks
 
     load_all()
-    ctx.repo = repo
+    ctx = dataclasses.replace(ctx, repo=repo)
     findings = list(repo.problems)
     checked = set(repo.checked) if repo.checked else None
     refs = repo.bundle_refs
@@ -109,9 +110,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     except Exception as e:
         findings.append(internal(repo.root, global_slice, e))
         gl = dataclasses.replace(repo, operators={}, facts=[f for f in repo.facts if f.operator is None])
-    ctx.operator = None
-    findings += check_repo(gl, ctx)
-    ctx.repo = repo
+    findings += check_repo(gl, dataclasses.replace(ctx, operator=None))
     loose = {f.rel: f for f in repo_files(repo)}
 
     def line(path: str, n: int) -> str:
