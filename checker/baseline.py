@@ -247,7 +247,7 @@ def _replaces(head_dir: str) -> Optional[str]:
 
 
 def _version_of(name: str):
-    from .blangsemver import try_parse_tolerant
+    from .upstream.blangsemver import try_parse_tolerant
 
     m = _VERSION.search(name)
     return try_parse_tolerant(m.group(0)) if m else None

@@ -30,7 +30,7 @@ from typing import Optional
 
 import yaml
 
-from .blangsemver import SemverError, parse_tolerant
+from .upstream.blangsemver import SemverError, parse_tolerant
 from .catalogs import FbcBlob, FbcCatalog, ci_data
 from .nodes import Mapping, Scalar, Sequence
 from .versions import vkey

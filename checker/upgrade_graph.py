@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .blangsemver import SemverError, parse_tolerant, range_fn
+from .upstream.blangsemver import SemverError, parse_tolerant, range_fn
 from .catalogs import ci_data, fbc_enabled
 from .nodes import Mapping, Scalar, Sequence
 from .versions import vkey

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .blangsemver import MAX_OCP_PROPERTY as PROP, SemverError, max_openshift_version, parse_tolerant, property_value_text
+from .upstream.blangsemver import MAX_OCP_PROPERTY as PROP, SemverError, max_openshift_version, parse_tolerant, property_value_text
 from .nodes import Mapping, Scalar, Sequence
 from .usage import Usage
 from .versions import JsonNumber, loads_keeping_numbers

@@ -14,7 +14,7 @@ from typing import Optional
 
 import yaml
 
-from .blangsemver import SemverError, go_trim_space, max_openshift_version, min_kube_version, property_value_text, try_parse_tolerant
+from .upstream.blangsemver import SemverError, go_trim_space, max_openshift_version, min_kube_version, property_value_text, try_parse_tolerant
 from .finding import clip  # noqa: F401 (the version rules quote values with it)
 from .nodes import Mapping, Node, Scalar, Sequence
 

@@ -7,7 +7,8 @@
   the command line, probe no file system, and read no ``ctx.repo``.
 * Below the rules: ``checker.context`` (the rules' ``Context``) imports the model, the
   configuration, the version tables and the gates' data, never the engine, the rules or what
-  is above them; ``checker.config`` is plain data (reading the file is ``checker.config_file``'s).
+  is above them; ``checker.config`` is plain data (reading the file is ``checker.config_file``'s);
+  ``checker.upstream`` (ports of upstream code) imports nothing of the checker.
 """
 from __future__ import annotations
 
@@ -308,6 +309,22 @@ def test_the_configuration_is_plain_data():
             and any((getattr(n, "module", None) or a.name).split(".")[0] == "yaml" for a in n.names)]
     assert opens == [] and yaml == [], f"checker/config.py reads files: open() at {opens}, yaml at {yaml}"
     assert "checker.config" in graph["checker.config_file"]
+
+
+def test_upstream_ports_import_nothing_of_the_checker():
+    graph = _graph()
+    ports = [m for m in graph if _under(m, ("checker.upstream",))]
+    assert "checker.upstream.blangsemver" in ports
+    bad = sorted((m, t) for m in ports for t in graph[m])
+    assert bad == [], f"upstream ports importing the checker: {bad}"
+
+
+def test_the_upstream_ports_cite_their_source():
+    for name, path in _modules().items():
+        if _under(name, ("checker.upstream",)) and name != "checker.upstream":
+            with open(path, encoding="utf-8") as fh:
+                doc = ast.get_docstring(ast.parse(fh.read(), path)) or ""
+            assert "https://github.com/" in doc, f"{name} names no upstream source file in its docstring"
 
 
 def test_the_context_is_frozen():
