@@ -31,16 +31,6 @@ class UsageError(Exception):
     pass
 
 
-def _is_operator_dir(path: str) -> bool:
-    if os.path.isfile(os.path.join(path, "ci.yaml")):
-        return True
-    try:
-        subs = [e for e in os.scandir(path) if e.is_dir() and not e.name.startswith(".")]
-    except OSError:
-        return False
-    return bool(subs) and any(looks_like_bundle(e.path) for e in subs)
-
-
 class Skip:
     """Which paths a run leaves out: operator-sdk's ``config/`` (``layout.in_config_sources``)
     and the configuration's ``exclude:`` patterns, both on paths relative to ``base`` (the

@@ -24,7 +24,6 @@ from typing import Optional
 import yaml
 
 TARGETS = ("community", "certified", "marketplace", "operatorhub", "minimal")
-SEVERITIES = ("error", "warning", "info", "off")
 _DATA = os.path.join(os.path.dirname(__file__), "data")
 
 

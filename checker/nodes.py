@@ -33,15 +33,6 @@ class Node:
     def get(self, key: str, default: Any = None) -> Any:  # pragma: no cover - overridden
         return default
 
-    def is_map(self) -> bool:
-        return False
-
-    def is_seq(self) -> bool:
-        return False
-
-    def is_scalar(self) -> bool:
-        return False
-
     def type_name(self) -> str:
         """A word for people: 'a mapping', 'a list', 'a string', ..."""
         return "a value"
@@ -58,9 +49,6 @@ class Scalar(Node):
         self.raw = raw
         self.style = style
         self.tag = tag
-
-    def is_scalar(self) -> bool:
-        return True
 
     def get(self, key: str, default: Any = None) -> Any:
         return default
@@ -90,9 +78,6 @@ class Mapping(Node):
         self.col = col
         self.pairs: list[tuple[Node, Node]] = []
         self._index: dict[Any, int] = {}
-
-    def is_map(self) -> bool:
-        return True
 
     def type_name(self) -> str:
         return "a mapping"
@@ -147,9 +132,6 @@ class Sequence(Node):
         self.col = col
         self.items: list[Node] = []
 
-    def is_seq(self) -> bool:
-        return True
-
     def type_name(self) -> str:
         return "a list"
 
@@ -181,9 +163,6 @@ class Skipped(Node):
 
     def is_map(self) -> bool:
         return self.shape == "mapping"
-
-    def is_seq(self) -> bool:
-        return self.shape == "sequence"
 
     def type_name(self) -> str:
         return {"mapping": "a mapping", "sequence": "a list"}.get(self.shape, "a value")

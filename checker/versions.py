@@ -261,10 +261,6 @@ class LabelRange:
     def ok(self) -> bool:
         return self.error is None
 
-    @property
-    def open_ended(self) -> bool:
-        return self.ok and self.upper is None
-
     def contains(self, v: Ver) -> bool:
         if not self.ok:
             return False
@@ -273,16 +269,6 @@ class LabelRange:
         if self.upper is not None and v > self.upper:
             return False
         return True
-
-    def describe(self) -> str:
-        if not self.ok:
-            return "invalid"
-        lo = vstr(self.lower) if self.lower else "?"
-        if self.exact:
-            return f"{lo} only"
-        if self.upper is None:
-            return f"{lo} and later"
-        return f"{lo} to {vstr(self.upper)}"
 
 
 def parse_label(value, raw: Optional[str] = None) -> LabelRange:
