@@ -24,7 +24,7 @@ exclude:                      # gitignore-style patterns (relative to this file'
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Any, Optional
 
 import yaml
 
@@ -60,9 +60,10 @@ def load_config(path: Optional[str], required: bool = False) -> Config:
     return parse_config(data, path)
 
 
-def parse_config(data, path: str = ".olm-check.yaml") -> Config:
-    from .rules import PROFILES, RULES, load_all
-    from .suggest import did_you_mean
+def parse_config(data: Any, path: str = ".olm-check.yaml") -> Config:
+    """``data`` (the YAML document of ``path``) as a ``Config``; ``ConfigError`` on the first
+    mistake, the settings checked in this order."""
+    from .rules import load_all
 
     load_all()
     cfg = Config(path=path)
@@ -70,34 +71,9 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
         return cfg
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: must be a mapping of settings")
-    unknown = set(data) - KNOWN_KEYS
-    if unknown:
-        hints = "".join(did_you_mean(str(k), KNOWN_KEYS, n=1) for k in sorted(map(str, unknown)))
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}{hints}; known: {', '.join(sorted(KNOWN_KEYS))}")
-    if "profile" in data:
-        if data["profile"] not in PROFILES:
-            raise ConfigError(f"{path}: profile must be one of {', '.join(PROFILES)}{did_you_mean(str(data['profile']), PROFILES, n=1)}")
-        cfg.profile = data["profile"]
-    if "fail_on" in data:
-        if data["fail_on"] not in FAIL_ON:
-            raise ConfigError(f"{path}: fail_on must be one of {', '.join(FAIL_ON)}")
-        cfg.fail_on = data["fail_on"]
-
-    def rule_map(m, where):
-        if not isinstance(m, dict):
-            raise ConfigError(f"{path}: {where} must map rule ids to error|warning|info|off")
-        out = {}
-        for k, v in m.items():
-            if v is False:
-                v = "off"
-            if k not in RULES:
-                raise ConfigError(f"{path}: {where}: unknown rule id '{k}'{did_you_mean(str(k), RULES)} (see `olm-check rules`)")
-            if v not in SEVERITY_VALUES:
-                raise ConfigError(f"{path}: {where}: {k} must be one of {', '.join(SEVERITY_VALUES)}")
-            out[k] = v
-        return out
-
-    cfg.rules = rule_map(data.get("rules") or {}, "rules")
+    _known_keys(data, path)
+    _profile_and_fail_on(data, path, cfg)
+    cfg.rules = _rule_map(data.get("rules") or {}, "rules", path)
     for key in ("paths", "ocp_releases"):
         if data.get(key) is not None and not isinstance(data[key], list):
             raise ConfigError(f"{path}: {key} must be a list")
@@ -107,22 +83,76 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
     for i, entry in enumerate(data.get("paths") or []):
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             raise ConfigError(f"{path}: paths[{i}] needs a 'path' glob and 'rules'")
-        cfg.paths.append((entry["path"], rule_map(entry.get("rules") or {}, f"paths[{i}].rules")))
-    for i, r in enumerate(data.get("ocp_releases") or []):
-        if not isinstance(r, dict) or "ocp" not in r or "kube" not in r:
-            raise ConfigError(f"{path}: ocp_releases[{i}] needs 'ocp' and 'kube', e.g. {{ocp: \"4.24\", kube: \"1.37\", ga: false}}")
-        for k in ("ocp", "kube"):
-            if not isinstance(r[k], str) or not _is_minor(r[k]):
-                raise ConfigError(f"{path}: ocp_releases[{i}].{k} must be a quoted 'major.minor' string such as \"4.24\" (unquoted 4.20 reads as 4.2)")
-        if not isinstance(r.get("ga", True), bool):
-            raise ConfigError(f"{path}: ocp_releases[{i}].ga must be true or false")
-        cfg.ocp_releases.append({"ocp": r["ocp"], "kube": r["kube"], "ga": r.get("ga", True)})
+        cfg.paths.append((entry["path"], _rule_map(entry.get("rules") or {}, f"paths[{i}].rules", path)))
+    cfg.ocp_releases = _ocp_releases(data.get("ocp_releases") or [], path)
     apis = data.get("apis") or {}
     if not isinstance(apis, dict):
         raise ConfigError(f"{path}: apis must be a mapping with 'removed' and/or 'introduced' lists")
     _check_apis(apis, path)
     cfg.apis = {k: list(v) for k, v in apis.items() if v is not None}  # `removed:` left empty is no entry
-    lim = data.get("limits") or {}
+    cfg.limits = _limits(data.get("limits") or {}, path)
+    _the_rest(data, path, cfg)
+    return cfg
+
+
+def _known_keys(data: dict[Any, Any], path: str) -> None:
+    from .suggest import did_you_mean
+
+    unknown = set(data) - KNOWN_KEYS
+    if unknown:
+        hints = "".join(did_you_mean(str(k), KNOWN_KEYS, n=1) for k in sorted(map(str, unknown)))
+        raise ConfigError(f"{path}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}{hints}; known: {', '.join(sorted(KNOWN_KEYS))}")
+
+
+def _profile_and_fail_on(data: dict[Any, Any], path: str, cfg: Config) -> None:
+    from .rules import PROFILES
+    from .suggest import did_you_mean
+
+    if "profile" in data:
+        if data["profile"] not in PROFILES:
+            raise ConfigError(f"{path}: profile must be one of {', '.join(PROFILES)}{did_you_mean(str(data['profile']), PROFILES, n=1)}")
+        cfg.profile = data["profile"]
+    if "fail_on" in data:
+        if data["fail_on"] not in FAIL_ON:
+            raise ConfigError(f"{path}: fail_on must be one of {', '.join(FAIL_ON)}")
+        cfg.fail_on = data["fail_on"]
+
+
+def _rule_map(m: Any, where: str, path: str) -> dict[str, str]:
+    """``rules:`` (or a ``paths[i].rules``): rule id -> error|warning|info|off (``false``: off)."""
+    from .rules import RULES
+    from .suggest import did_you_mean
+
+    if not isinstance(m, dict):
+        raise ConfigError(f"{path}: {where} must map rule ids to error|warning|info|off")
+    out = {}
+    for k, v in m.items():
+        if v is False:
+            v = "off"
+        if k not in RULES:
+            raise ConfigError(f"{path}: {where}: unknown rule id '{k}'{did_you_mean(str(k), RULES)} (see `olm-check rules`)")
+        if v not in SEVERITY_VALUES:
+            raise ConfigError(f"{path}: {where}: {k} must be one of {', '.join(SEVERITY_VALUES)}")
+        out[k] = v
+    return out
+
+
+def _ocp_releases(entries: list[Any], path: str) -> list[dict[str, Any]]:
+    out = []
+    for i, r in enumerate(entries):
+        if not isinstance(r, dict) or "ocp" not in r or "kube" not in r:
+            raise ConfigError(f"{path}: ocp_releases[{i}] needs 'ocp' and 'kube', e.g. {{ocp: \"4.24\", kube: \"1.37\", ga: false}}")
+        for k in ("ocp", "kube"):
+            if not isinstance(r[k], str) or not _is_minor(r[k]):
+                raise ConfigError(f"{path}: ocp_releases[{i}].{k} must be a quoted 'major.minor' string such as \"4.24\" "
+                                  "(unquoted 4.20 reads as 4.2)")
+        if not isinstance(r.get("ga", True), bool):
+            raise ConfigError(f"{path}: ocp_releases[{i}].ga must be true or false")
+        out.append({"ocp": r["ocp"], "kube": r["kube"], "ga": r.get("ga", True)})
+    return out
+
+
+def _limits(lim: Any, path: str) -> Limits:
     if not isinstance(lim, dict):
         raise ConfigError(f"{path}: limits must be a mapping")
     for k, v in lim.items():
@@ -130,11 +160,15 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
             raise ConfigError(f"{path}: limits.{k}: expected max_file_mib, max_depth or max_alias_nodes with a positive whole number")
         if v > LIMIT_MAX[k]:
             raise ConfigError(f"{path}: limits.{k}: at most {LIMIT_MAX[k]:,} (the limits protect olm-check itself)")
-    cfg.limits = Limits(
+    return Limits(
         max_file_bytes=int(lim.get("max_file_mib", Limits.max_file_bytes // 1048576)) * 1048576,
         max_depth=int(lim.get("max_depth", Limits.max_depth)),
         max_alias_nodes=int(lim.get("max_alias_nodes", Limits.max_alias_nodes)),
     )
+
+
+def _the_rest(data: dict[Any, Any], path: str, cfg: Config) -> None:
+    """categories, catalogsource_schema, options, exclude."""
     if "categories" in data:
         if not isinstance(data["categories"], list) or not all(isinstance(c, str) for c in data["categories"]):
             raise ConfigError(f"{path}: categories must be a list of strings")
@@ -154,7 +188,6 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
         if not isinstance(ex, list) or not all(isinstance(x, str) for x in ex):
             raise ConfigError(f"{path}: exclude must be a list of gitignore-style patterns, e.g. [\"deploy/legacy/\", \"*.tmpl.yaml\"]")
         cfg.exclude = Excludes(ex)
-    return cfg
 
 
 # upper bounds of the limits: past them the limits no longer protect anything (a file read
@@ -162,7 +195,7 @@ def parse_config(data, path: str = ".olm-check.yaml") -> Config:
 LIMIT_MAX = {"max_file_mib": 1024, "max_depth": 500, "max_alias_nodes": 100_000_000}
 
 
-def _check_apis(apis: dict, path: str) -> None:
+def _check_apis(apis: dict[Any, Any], path: str) -> None:
     """Extra API table entries, in checker/data/apis.yaml's format."""
     for key in apis:
         if key not in ("removed", "introduced"):
