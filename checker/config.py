@@ -9,7 +9,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Iterable, Optional
 
 from .yamlload import Limits
 
@@ -19,18 +19,18 @@ class Config:
     path: Optional[str] = None
     profile: Optional[str] = None
     fail_on: Optional[str] = None
-    rules: dict = field(default_factory=dict)
-    paths: list = field(default_factory=list)  # [(glob, {rule: severity})]
-    ocp_releases: list = field(default_factory=list)
-    apis: dict = field(default_factory=dict)
+    rules: dict[str, str] = field(default_factory=dict)  # rule id -> error | warning | info | off
+    paths: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # [(glob, {rule: severity})]
+    ocp_releases: list[dict[str, Any]] = field(default_factory=list)  # [{ocp, kube, ga}] (ocp.yaml's format)
+    apis: dict[str, list[Any]] = field(default_factory=dict)  # removed / introduced entries (apis.yaml's format)
     limits: Limits = field(default_factory=Limits)
-    categories: Optional[list] = None
+    categories: Optional[list[str]] = None
     catalogsource_schema: str = "legacy"
-    options: dict = field(default_factory=dict)  # free-form per-rule options
-    exclude: "Excludes" = field(default_factory=lambda: Excludes(()))  # paths never checked (``exclude:``)
+    options: dict[str, Any] = field(default_factory=dict)  # free-form per-rule options
+    exclude: Excludes = field(default_factory=lambda: Excludes(()))  # paths never checked (``exclude:``)
 
     def severity_override(self, rule_id: str, path: str) -> Optional[str]:
-        sev = None
+        sev: Optional[str] = None
         for glob, rules in self.paths:
             if rule_id in rules and _match(path, glob):
                 sev = rules[rule_id]
@@ -64,14 +64,14 @@ class Excludes:
     re-includes; the last matching pattern wins, and below an excluded directory nothing is
     re-included. Blank lines and ``#`` comments are ignored."""
 
-    def __init__(self, patterns):
+    def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns = [p for p in patterns if p.strip() and not p.lstrip().startswith("#")]
         self._rules = [_gitignore_rule(p) for p in self.patterns]
 
     def __bool__(self) -> bool:
         return bool(self._rules)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Excludes) and other.patterns == self.patterns
 
     def __repr__(self) -> str:
@@ -94,7 +94,7 @@ class Excludes:
         return False
 
 
-def _gitignore_rule(pattern: str) -> tuple:
+def _gitignore_rule(pattern: str) -> tuple[bool, bool, re.Pattern[str]]:
     """(negated, directories only, compiled regex on the whole relative path)."""
     p = pattern.strip()
     neg = p.startswith("!")

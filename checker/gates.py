@@ -19,9 +19,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import yaml
+
+if TYPE_CHECKING:
+    from .model import SourceFile
 
 TARGETS = ("community", "certified", "marketplace", "operatorhub", "minimal")
 _DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -107,7 +110,7 @@ def tables() -> Tables:
                               organization=t.get("organization"), openshift=t.get("openshift", True) is not False,
                               live_from=t.get("live_from"), validation=str(t.get("validation") or ""),
                               preflight=str(t.get("preflight") or ""))
-    kinds = {}
+    kinds: dict[str, dict[str, Kind]] = {}
     for rid, ks in (_load_yaml("verdicts.yaml") or {}).items():
         kinds[rid] = {}
         for kid, k in (ks or {}).items():
@@ -149,7 +152,7 @@ class Catalog:
     waivers: list = field(default_factory=list)
     live: Optional[tuple] = None
     path: Optional[str] = None
-    file: Optional[object] = None  # load.SourceFile of config.yaml (its problems are reported)
+    file: Optional[SourceFile] = None  # config.yaml (its problems are reported)
 
     def waived(self, check: str, operator: Optional[str]) -> bool:
         if operator is None:
@@ -186,8 +189,8 @@ def read_catalog(reader, root: str) -> Optional[Catalog]:
     if os.path.isfile(cfg_path):
         found = True
         cat.path = cfg_path
-        cat.file = reader.yaml_file(cfg_path, skip=False)
-        docs = [d for d in cat.file.documents if d is not None]
+        cat.file = sf = reader.yaml_file(cfg_path, skip=False)
+        docs = [d for d in sf.documents if d is not None]
         data = docs[0] if len(docs) == 1 else None
         if data is not None and data.kind == "mapping":
             cat.organization = data.str("organization")
@@ -299,6 +302,7 @@ def explain(rule_id: str) -> list:
         per = {}
         for t in TARGETS:
             v = judge(rule_id, kind, t)
+            assert v is not None  # the rule has gate data (``ks``): judge always decides
             per[t] = {"severity": v.severity or "off", "gate": v.gate.title() if v.gate else None,
                       "source": v.gate.source if v.gate else None}
         out.append({"kind": kind or "default", "note": k.note, "targets": per})

@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 _NUM = set("0123456789")
 _ALNUM = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
@@ -56,8 +56,8 @@ class Version:
     major: int
     minor: int
     patch: int
-    pre: tuple = ()  # (is_num, int or str) per identifier
-    build: tuple = ()
+    pre: tuple[tuple[bool, Any], ...] = ()  # (is_num, int or str) per identifier
+    build: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         s = f"{self.major}.{self.minor}.{self.patch}"
@@ -88,13 +88,13 @@ class Version:
             return 0
         return -1 if len(self.pre) < len(o.pre) else 1
 
-    def key(self):
+    def key(self) -> tuple[Any, ...]:
         """A sort key consistent with ``compare`` (build metadata ignored)."""
         pre = tuple((0, v, "") if n else (1, 0, v) for n, v in self.pre)
         return (self.major, self.minor, self.patch, 0 if self.pre else 1, pre)
 
 
-def _only(s: str, allowed: set) -> bool:
+def _only(s: str, allowed: set[str]) -> bool:
     return all(c in allowed for c in s)
 
 
@@ -127,8 +127,8 @@ def parse(s: str) -> Version:
     major = _uint(parts[0], "major")
     minor = _uint(parts[1], "minor")
     patch_str = parts[2]
-    build: list = []
-    pre: list = []
+    build: list[str] = []
+    pre: list[str] = []
     if "+" in patch_str:
         i = patch_str.index("+")
         build = patch_str[i + 1:].split(".")
@@ -138,7 +138,7 @@ def parse(s: str) -> Version:
         pre = patch_str[i + 1:].split(".")
         patch_str = patch_str[:i]
     patch = _uint(patch_str, "patch")
-    pre_out = []
+    pre_out: list[tuple[bool, Any]] = []
     for p in pre:
         if p == "":
             raise SemverError("a pre-release identifier is empty")
@@ -158,7 +158,7 @@ def parse(s: str) -> Version:
     return Version(major, minor, patch, tuple(pre_out), tuple(build))
 
 
-def try_parse(s) -> Optional[Version]:
+def try_parse(s: Any) -> Optional[Version]:
     try:
         return parse(s)
     except SemverError:
@@ -197,14 +197,14 @@ def parse_tolerant(s: str) -> Version:
     return parse(".".join(parts))
 
 
-def try_parse_tolerant(s) -> Optional[Version]:
+def try_parse_tolerant(s: Any) -> Optional[Version]:
     try:
         return parse_tolerant(s)
     except SemverError:
         return None
 
 
-def is_strict(s) -> bool:
+def is_strict(s: Any) -> bool:
     """True when blang ``Parse`` accepts ``s`` (semver 2.0.0, ASCII digits only)."""
     return try_parse(s) is not None
 
@@ -215,13 +215,13 @@ def is_strict(s) -> bool:
 MAX_OCP_PROPERTY = "olm.maxOpenShiftVersion"
 
 
-def property_value_text(value) -> str:
+def property_value_text(value: Any) -> str:
     """The text OLM holds for a property's value: the value's raw JSON (projection's
     ``Property.Value``), e.g. ``"4.8"`` with its quotes for a string."""
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def max_openshift_version(text: str) -> tuple:
+def max_openshift_version(text: str) -> tuple[int, int]:
     """OLM's ``maxOpenShiftVersion`` (operator-lifecycle-manager
     pkg/controller/operators/openshift/helpers.go) for one declared value, given as OLM
     holds it (``property_value_text``): ``strings.Trim`` of every leading/trailing ``"``,
@@ -311,7 +311,7 @@ def npm_spec_contains(version: str, spec: str) -> bool:
 # ------------------------------------------------------------------------------------
 # Ranges
 
-_COMPARATORS: dict = {
+_COMPARATORS: dict[str, Callable[[int], bool]] = {
     "": lambda c: c == 0, "=": lambda c: c == 0, "==": lambda c: c == 0,
     ">": lambda c: c == 1, ">=": lambda c: c >= 0,
     "<": lambda c: c == -1, "<=": lambda c: c <= 0,
@@ -335,7 +335,7 @@ class Comparator:
 class Range:
     """OR of AND-groups of comparators."""
 
-    groups: tuple
+    groups: tuple[tuple[Comparator, ...], ...]
 
     def __call__(self, v: Version) -> bool:
         return any(all(c(v) for c in g) for g in self.groups)
@@ -346,7 +346,7 @@ class Range:
         return " || ".join(" ".join(str(c) for c in g) for g in self.groups)
 
 
-def _split_and_trim(s: str) -> list:
+def _split_and_trim(s: str) -> list[str]:
     # range.go splitAndTrim: split on spaces, except a space right after > < = (so ">= 1.0.0"
     # is one part); parts of one character are dropped (a quirk kept for fidelity).
     result = []
@@ -364,7 +364,7 @@ def _split_and_trim(s: str) -> list:
     return [r.replace(" ", "") for r in result]
 
 
-def _split_or(parts: list) -> list:
+def _split_or(parts: list[str]) -> list[list[str]]:
     out = []
     last = 0
     for i, p in enumerate(parts):
@@ -379,7 +379,7 @@ def _split_or(parts: list) -> list:
     return out
 
 
-def _split_comparator(s: str) -> tuple:
+def _split_comparator(s: str) -> tuple[str, str]:
     for i, ch in enumerate(s):
         if ch in _NUM:
             return s[:i].strip(), s[i:]
@@ -405,7 +405,7 @@ def _inc(v: str, idx: int) -> str:
     return ".".join(parts)
 
 
-def _expand_wildcards(groups: list) -> list:
+def _expand_wildcards(groups: list[list[str]]) -> list[list[str]]:
     out = []
     for g in groups:
         new = []
@@ -483,7 +483,7 @@ def check_range(s: str) -> Optional[str]:
         return str(e)
 
 
-def range_fn(s: str) -> Optional[Callable]:
+def range_fn(s: str) -> Optional[Callable[[Version], bool]]:
     try:
         return parse_range(s)
     except SemverError:
