@@ -294,7 +294,7 @@ def _bundle_of(path: str, bundles: list) -> Optional[str]:
     return None
 
 
-def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config_path: Optional[str] = None,
+def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config_path: Optional[str] = None,  # noqa: C901
           target=None) -> Baseline:
     """Check the base ``ref`` as ``result`` (an ``api.Result`` of the head) was checked and set
     each finding's ``baseline_state``. ``changes``: the change list (renames tell where a

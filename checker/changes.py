@@ -176,7 +176,7 @@ def affected(root: str, changes: list, scope: str = ".") -> Affected:
     catalog_repo = os.path.isdir(os.path.join(root, "operators"))
     scope = (scope or ".").strip("/") or "."
     ops, bundles, deleted, cats, loose, outside = set(), set(), set(), set(), set(), set()
-    for status, path in split_renames(changes):
+    for _status, path in split_renames(changes):
         if not _under(path, scope):
             outside.add(path)
             continue

@@ -104,7 +104,7 @@ def shard_of(key: str, count: int) -> int:
     return int.from_bytes(hashlib.sha1(key.encode("utf-8")).digest()[:8], "big") % count
 
 
-def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
+def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,  # noqa: C901
          root: Optional[str] = None, shard: Optional[tuple] = None, catalogs: bool = True,
          exclude=None) -> Repository:
     """Find what ``paths`` hold without loading any bundle: ``repo.bundle_refs`` (bundle

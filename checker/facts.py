@@ -26,7 +26,7 @@ def light_facts(b: Bundle) -> BundleFacts:
     return f
 
 
-def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
+def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:  # noqa: C901
     vi = b.versions
     f = BundleFacts(rel=b.rel, checked=checked, operator=b.operator, version_dir=b.version_dir,
                     package=b.package, mediatype=b.mediatype, label=vi.label,

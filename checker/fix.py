@@ -70,7 +70,7 @@ def _replace(pieces: list, line: int, replacement: str) -> bool:
     if replacement == "":
         del pieces[i]
     else:
-        pieces[i:i + 1] = [l + cr for l in replacement.split("\n")]
+        pieces[i:i + 1] = [line + cr for line in replacement.split("\n")]
     return True
 
 

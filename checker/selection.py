@@ -173,7 +173,7 @@ class View:
         style = self.style()
         if self.quiet:
             preview = report.get("ocp_not_ga") or ()
-            yield "".join(l + "\n" for l in finding_lines(shown, style, preview))
+            yield "".join(line + "\n" for line in finding_lines(shown, style, preview))
             return
         yield render(report, shown, rules, style)
         if hidden:
@@ -209,4 +209,4 @@ class View:
             out.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
             if len(every) > len(findings):
                 out.append(self._hidden_note(every, limit))
-        yield "".join(l + "\n" for l in out)
+        yield "".join(line + "\n" for line in out)

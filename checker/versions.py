@@ -271,7 +271,7 @@ class LabelRange:
         return True
 
 
-def parse_label(value, raw: Optional[str] = None) -> LabelRange:
+def parse_label(value, raw: Optional[str] = None) -> LabelRange:  # noqa: C901
     """Parse a com.redhat.openshift.versions value (a Python value from YAML or a LABEL).
 
     ``raw`` is the text as written (to explain YAML numbers such as an unquoted 4.10).
@@ -508,13 +508,15 @@ def max_declarations(csv_manifest, properties_file) -> list:
                 if isinstance(p, Mapping) and p.str("type") == MAX_TYPE:
                     vnode = p.get("value")
                     if vnode is None:
-                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "", error=Said("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
+                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "",
+                                           error=Said("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
                         continue
                     if isinstance(vnode, Scalar):
                         d = MaxDecl("properties.yaml", properties_file, vnode, vnode.value, vnode.raw)
                         d.version, d.error, d.warning = parse_max(vnode.value, vnode.raw if vnode.style is None else None)
                     else:
-                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "", error=Said(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
+                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "",
+                                    error=Said(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
                     out.append(d)
     return out
 

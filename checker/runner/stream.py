@@ -11,7 +11,7 @@ from ..rules import load_all
 from .placement import at_files
 
 
-def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:
+def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:  # noqa: C901
     """Check a planned repository (``discover.plan``, catalogs not loaded) one operator at a
     time: for each operator, in one of ``jobs`` worker processes (this process when 1), its
     context is read, its bundles are loaded, checked and reduced to ``BundleResult``s one by
@@ -75,7 +75,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     tasks.sort(key=lambda t: -sum(1 for it in t[1][1] if it[3] is None) if t[0] == "operator" else -1)
     if deferred:
         cache.misses += total
-    for kind, triples, repo_findings, key, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
+    for _kind, triples, repo_findings, key, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
         if made is not None:
             cache.adopt(key, made)
         for i, res, blob in triples:
@@ -95,7 +95,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         repo.extra["cache_stats"] = {"hits": cache.hits, "misses": cache.misses}
     repo.facts = []
     ignores: dict = {}
-    for ref, res in zip(refs, results):
+    for res in results:
         findings += res.findings
         if res.facts is not None:
             repo.facts.append(res.facts)
