@@ -190,7 +190,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     # is checked with every other bundle of its operator beside it, as context. Operators are
     # told apart by their directory: two catalog trees of one run may each hold one of a name
     named = set(bundle_dirs)
-    context_ops = {}
+    context_ops: dict = {}
     for d in bundle_dirs:
         name, _ = bundle_place(d)
         if name is not None:
@@ -325,7 +325,7 @@ def _owning_bundle(path: str, skip=NO_SKIP) -> Optional[str]:
 
 def _loose_yaml(path: str, skip=NO_SKIP) -> list:
     """YAML files outside bundle dirs, catalogs/, hidden and skipped dirs (CatalogSource candidates)."""
-    out = []
+    out: list = []
     if looks_like_bundle(path) or skip(path):
         return out  # a bundle's files are the bundle's, read once by load_bundle
     for dirpath, dirnames, files in os.walk(path):

@@ -180,7 +180,7 @@ class View:
             yield self._hidden_note(findings, limit) + "\n"
 
     def _hidden_note(self, findings: list, limit: int) -> str:
-        counts = {}
+        counts: dict = {}
         for f in findings:
             if SEVERITY_RANK.get(f.severity, 0) < limit:
                 counts[f.severity] = counts.get(f.severity, 0) + 1
@@ -192,7 +192,7 @@ class View:
         return f"not shown: {', '.join(parts)} (--severity info shows them)"
 
     def _statistics(self, report: dict, findings: list, every: list, limit: int):
-        counts = {}
+        counts: dict = {}
         for f in findings:
             counts[(f.rule, f.severity)] = counts.get((f.rule, f.severity), 0) + 1
         rows = sorted(counts.items(), key=lambda kv: (-kv[1], -SEVERITY_RANK.get(kv[0][1], 0), kv[0][0]))

@@ -77,7 +77,7 @@ def explicit_mode(op) -> bool:
 
 def channel_members(facts) -> dict:
     """channel name -> the facts of the bundles that list it (in the order given)."""
-    out = {}
+    out: dict = {}
     for f in facts:
         for c in f.channels:
             out.setdefault(c, []).append(f)

@@ -72,10 +72,11 @@ def merge_reports(reports: list) -> tuple:  # noqa: C901
             raise MergeError("some reports are shards and some are not; merge the shards of one run")
     findings.sort(key=Finding.sort_key)
     ordered = [bundles[p] for p in sorted(bundles, key=lambda p: bundle_order(p or ""))]
-    def key(v: str) -> tuple:
+
+    def release_key(v: str) -> tuple:
         return tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
 
-    report = build(ordered, findings, sorted(preview, key=key))
+    report = build(ordered, findings, sorted(preview, key=release_key))
     if version is not None:
         report["tool"]["version"] = version
     return report, findings
