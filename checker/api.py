@@ -4,9 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .config import Config, ConfigError, load_config
+from .config import Config
+from .config_file import ConfigError, load_config
+from .context import Context
 from .discover import UsageError, plan
-from .engine import Context, exit_code
+from .engine import exit_code
 from .roots import config_path as config_file, repo_root
 from .report import build, facts_entry, not_ga
 from .rules import load_all

@@ -34,7 +34,6 @@ from typing import Optional
 from . import git
 
 NEW, UNCHANGED, UPDATED = "new", "unchanged", "updated"
-STATES = (NEW, UNCHANGED, UPDATED)
 MAX_BASE_BYTES = 256 * 1024 * 1024  # what is read from the base commit, at most
 
 _VERSION = re.compile(r"(?<![0-9A-Za-z])(?<!\d\.)v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]*[0-9A-Za-z])?(?:\+[0-9A-Za-z.-]*[0-9A-Za-z])?"
@@ -59,11 +58,6 @@ class Baseline:
     counts: Counter = field(default_factory=Counter)
     absent: int = 0  # base findings the head no longer has (fixed by the change)
     notes: list = field(default_factory=list)
-
-    def previous_name(self, bundle: Optional[str]) -> str:
-        """The previous bundle's directory name (its version, in a catalog) for a head bundle."""
-        p = self.previous.get(bundle or "", "")
-        return posixpath.basename(p) if p else ""
 
 
 # --- normalised keys -------------------------------------------------------------------------
@@ -247,7 +241,7 @@ def _replaces(head_dir: str) -> Optional[str]:
 
 
 def _version_of(name: str):
-    from .blangsemver import try_parse_tolerant
+    from .upstream.blangsemver import try_parse_tolerant
 
     m = _VERSION.search(name)
     return try_parse_tolerant(m.group(0)) if m else None
@@ -300,7 +294,7 @@ def _bundle_of(path: str, bundles: list) -> Optional[str]:
     return None
 
 
-def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config_path: Optional[str] = None,
+def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config_path: Optional[str] = None,  # noqa: C901
           target=None) -> Baseline:
     """Check the base ``ref`` as ``result`` (an ``api.Result`` of the head) was checked and set
     each finding's ``baseline_state``. ``changes``: the change list (renames tell where a

@@ -21,7 +21,7 @@ from .load import YAML_SUFFIXES, looks_like_bundle
 from .model import FileChange, split_renames  # noqa: F401 - split_renames: part of this module's interface
 
 # GitHub's pulls/{n}/files statuses -> ours
-_GITHUB_STATUS = {"added": "added", "removed": "removed", "modified": "modified", "renamed": "renamed",
+_GITHUB_STATUS: dict = {"added": "added", "removed": "removed", "modified": "modified", "renamed": "renamed",
                   "copied": "added", "changed": "modified"}
 # git --name-status letters -> ours (T: type change, U: unmerged)
 _GIT_STATUS = {"A": "added", "D": "removed", "M": "modified", "T": "modified", "U": "modified",
@@ -176,7 +176,7 @@ def affected(root: str, changes: list, scope: str = ".") -> Affected:
     catalog_repo = os.path.isdir(os.path.join(root, "operators"))
     scope = (scope or ".").strip("/") or "."
     ops, bundles, deleted, cats, loose, outside = set(), set(), set(), set(), set(), set()
-    for status, path in split_renames(changes):
+    for _status, path in split_renames(changes):
         if not _under(path, scope):
             outside.add(path)
             continue
@@ -236,7 +236,7 @@ def dir_facts(root: str, changes: list) -> dict:
     """For each ``operators/<name>`` and ``operators/<name>/<sub>`` a change touches: "new"
     (a bundle dir — manifests/ or metadata/ — whose every file the change adds), "bundle"
     (a bundle dir that was there before), "dir" (present, not a bundle) or "absent"."""
-    out = {}
+    out: dict = {}
     if not os.path.isdir(os.path.join(root, "operators")):
         return out
     pairs = split_renames(changes)

@@ -51,15 +51,20 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(sp):
         sp.add_argument("--ocp", help="check against these OpenShift releases (comma-separated, e.g. 4.16,4.17) instead of the declared range")
-        sp.add_argument("--profile", choices=PROFILES, help="the target catalog, whose gates decide what is an error (default: the catalog repository's config.yaml organization, else community)")
+        sp.add_argument("--profile", choices=PROFILES,
+                        help="the target catalog, whose gates decide what is an error (default: the catalog repository's "
+                             "config.yaml organization, else community)")
         sp.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
         sp.add_argument("--output", help="also write the report to this file")
-        sp.add_argument("--fail-on", choices=("error", "warning", "info", "never"), help="exit 1 when a finding is at or above this severity (default: error)")
+        sp.add_argument("--fail-on", choices=("error", "warning", "info", "never"),
+                        help="exit 1 when a finding is at or above this severity (default: error)")
         sp.add_argument("--config", help="config file (default: .olm-check.yaml at the repository root)")
         sp.add_argument("--jobs", type=int, default=0, help="parallel worker processes (default: the number of cores)")
         sp.add_argument("--cache", metavar="DIR", help="result cache directory: unchanged bundles are not checked again")
-        sp.add_argument("--shard", metavar="I/N", help="check only shard I of N (1-based; whole operators per shard); merge the JSON reports with `olm-check merge`")
-        sp.add_argument("--progress", choices=("auto", "always", "never"), default="auto", help="progress bar on stderr (default: auto, when stderr is a terminal)")
+        sp.add_argument("--shard", metavar="I/N",
+                        help="check only shard I of N (1-based; whole operators per shard); merge the JSON reports with `olm-check merge`")
+        sp.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                        help="progress bar on stderr (default: auto, when stderr is a terminal)")
         sp.add_argument("--allow-empty", action="store_true", help="exit 0 when the paths hold nothing to check (default: exit 2)")
         view_arguments(sp)
         sp.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -93,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("reports", nargs="+", help="JSON reports (olm-check ... --shard I/N --format json)")
     m.add_argument("--format", choices=FORMATS, default="json", help="report format (default: json)")
     m.add_argument("--output", help="also write the report to this file")
-    m.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="error", help="exit 1 when a finding is at or above this severity (default: error)")
+    m.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="error",
+                   help="exit 1 when a finding is at or above this severity (default: error)")
     view_arguments(m)
     m.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
@@ -240,7 +246,7 @@ def cmd_rules(args) -> int:
     return 0
 
 
-def cmd_check(args) -> int:
+def cmd_check(args) -> int:  # noqa: C901
     from .api import CheckError, check
     from .roots import repo_root
     from .runner.snapshot import content_digests

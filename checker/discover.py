@@ -31,16 +31,6 @@ class UsageError(Exception):
     pass
 
 
-def _is_operator_dir(path: str) -> bool:
-    if os.path.isfile(os.path.join(path, "ci.yaml")):
-        return True
-    try:
-        subs = [e for e in os.scandir(path) if e.is_dir() and not e.name.startswith(".")]
-    except OSError:
-        return False
-    return bool(subs) and any(looks_like_bundle(e.path) for e in subs)
-
-
 class Skip:
     """Which paths a run leaves out: operator-sdk's ``config/`` (``layout.in_config_sources``)
     and the configuration's ``exclude:`` patterns, both on paths relative to ``base`` (the
@@ -114,7 +104,7 @@ def shard_of(key: str, count: int) -> int:
     return int.from_bytes(hashlib.sha1(key.encode("utf-8")).digest()[:8], "big") % count
 
 
-def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,
+def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] = None,  # noqa: C901
          root: Optional[str] = None, shard: Optional[tuple] = None, catalogs: bool = True,
          exclude=None) -> Repository:
     """Find what ``paths`` hold without loading any bundle: ``repo.bundle_refs`` (bundle
@@ -200,7 +190,7 @@ def plan(paths: list, limits: Optional[Limits] = None, changed: Optional[list] =
     # is checked with every other bundle of its operator beside it, as context. Operators are
     # told apart by their directory: two catalog trees of one run may each hold one of a name
     named = set(bundle_dirs)
-    context_ops = {}
+    context_ops: dict = {}
     for d in bundle_dirs:
         name, _ = bundle_place(d)
         if name is not None:
@@ -335,7 +325,7 @@ def _owning_bundle(path: str, skip=NO_SKIP) -> Optional[str]:
 
 def _loose_yaml(path: str, skip=NO_SKIP) -> list:
     """YAML files outside bundle dirs, catalogs/, hidden and skipped dirs (CatalogSource candidates)."""
-    out = []
+    out: list = []
     if looks_like_bundle(path) or skip(path):
         return out  # a bundle's files are the bundle's, read once by load_bundle
     for dirpath, dirnames, files in os.walk(path):

@@ -18,57 +18,18 @@ import dataclasses
 import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import AbstractSet, Any, Callable, Iterable, Optional
 
-from .config import Config
+from .context import Context
 from .finding import SEVERITY_RANK, Finding
-from .model import Bundle, BundleFacts, OperatorContext, Repository
-from .rules import CHECKS, RULES
-from .versions import ApiTable, OcpTable
-
-
-@dataclass
-class Context:
-    """What rules may know besides the model: settings, the version tables, and (a bundle of
-    a catalog repository's operator) its ``OperatorContext``."""
-
-    config: Config = field(default_factory=Config)
-    profile: str = "community"
-    ocp: OcpTable = None
-    apis: ApiTable = None
-    target: Optional[list] = None  # --ocp: list of release strings, replaces every range
-    repo: Optional[Repository] = None  # the planned repository (or the view repository rules run on)
-    operator: Optional[OperatorContext] = None  # the operator of the bundle being checked
-    # the catalog repository's own word (``gates.read_catalog``: its config.yaml's organization
-    # and per-check waivers, its catalogs/ releases); None outside a catalog repository
-    catalog: Optional[object] = None
-
-    def __post_init__(self):
-        if self.ocp is None:
-            self.ocp = OcpTable.load(self.config.ocp_releases)
-        if self.apis is None:
-            self.apis = ApiTable.load(self.config.apis)
-
-    def live(self) -> Optional[set]:
-        """The releases whose catalogs the target still builds (``gates.live_releases``)."""
-        from .gates import live_releases
-
-        return live_releases(self.profile, self.catalog, [r.ocp for r in self.ocp.releases])
-
-    def option(self, rule_id: str, name: str, default=None):
-        return (self.config.options.get(rule_id) or {}).get(name, default)
-
-    def submitted(self, rel: str) -> bool:
-        """Does a change list (a pull request, ``--changed-since``) add or change the bundle at
-        ``rel``? The pipelines' per-pull-request checks (yaml-lint) see only that bundle."""
-        r = self.repo
-        return r is not None and r.changes is not None and rel in (r.checked or ())
+from .model import Bundle, BundleFacts, OperatorContext, Repository, SourceFile
+from .rules import CHECKS, RULES, Rule
 
 
 _IGNORE = re.compile(r"#\s*olm-check:\s*ignore(?:\[([^\]]*)\])?")
 
 
-def internal(where: str, fn, exc: BaseException) -> Finding:
+def internal(where: str, fn: object, exc: BaseException) -> Finding:
     """The finding for a bug of olm-check met at ``where`` (never a traceback)."""
     tb = traceback.extract_tb(exc.__traceback__)
     at = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
@@ -87,14 +48,14 @@ class BundleResult:
     processes return it and the cache stores it."""
 
     rel: str
-    findings: list
+    findings: list[Finding]
     facts: Optional[BundleFacts]
-    ignores: dict = field(default_factory=dict)
+    ignores: dict[str, dict[int, str]] = field(default_factory=dict)
 
 
-def ignore_lines(files) -> dict:
+def ignore_lines(files: Iterable[SourceFile]) -> dict[str, dict[int, str]]:
     """path -> {line: text} for the lines of ``files`` holding an ignore comment."""
-    out = {}
+    out: dict[str, dict[int, str]] = {}
     for sf in files:
         text = sf.text
         if not text or "olm-check" not in text:
@@ -140,27 +101,23 @@ def check_bundle(bundle: Bundle, ctx: Context, checked: bool = True) -> BundleRe
     return BundleResult(bundle.rel, findings, facts, ignore_lines(bundle.files))
 
 
-def check_repo(repo: Repository, ctx: Context) -> list:
+def check_repo(repo: Repository, ctx: Context) -> list[Finding]:
     """The repository rules on ``repo`` (a view: one operator's, or ``global_slice``)."""
-    out = []
-    saved = ctx.repo
-    ctx.repo = repo
-    try:
-        for fn in CHECKS["repo"]:
-            try:
-                out.extend(fn(repo, ctx) or ())
-            except Exception as e:
-                out.append(internal(repo.root, fn, e))
-    finally:
-        ctx.repo = saved
+    out: list[Finding] = []
+    ctx = dataclasses.replace(ctx, repo=repo)
+    for fn in CHECKS["repo"]:
+        try:
+            out.extend(fn(repo, ctx) or ())
+        except Exception as e:
+            out.append(internal(repo.root, fn, e))
     return out
 
 
-def operator_slice(repo: Repository, operator: OperatorContext, facts: list) -> Repository:
+def operator_slice(repo: Repository, operator: OperatorContext, facts: list[BundleFacts]) -> Repository:
     """The repository as one operator's repository rules see it: that operator (its
     ci.yaml, its file-based catalogs), its bundles' facts, nothing outside operators/."""
     name = operator.name
-    catalogs = {}
+    catalogs: dict[str, dict[str, Any]] = {}
     fbc = {}
     if operator.catalogs is not None:
         fbc[name] = operator.catalogs
@@ -171,14 +128,15 @@ def operator_slice(repo: Repository, operator: OperatorContext, facts: list) -> 
                                catalog_sources=[], problems=[], changes=None)
 
 
-def check_operator(facts: list, ctx: Context) -> list:
+def check_operator(facts: list[BundleFacts], ctx: Context) -> list[Finding]:
     """The repository rules on the operator of ``ctx.operator`` with its bundles' ``facts``
     (every bundle of the operator in the run, in ``refs`` order); ``ctx.repo``: the planned
     repository. Raw findings (settled later)."""
+    assert ctx.repo is not None and ctx.operator is not None, "check_operator needs ctx.repo and ctx.operator"
     return check_repo(operator_slice(ctx.repo, ctx.operator, facts), ctx)
 
 
-def global_slice(repo: Repository, facts: list) -> Repository:
+def global_slice(repo: Repository, facts: list[BundleFacts]) -> Repository:
     """The repository minus its operators: loose files, CatalogSources, bundles outside
     operators/, the change list. With a change list (a pull request), the operators it
     touches are in it too, whole (facts; their catalogs are loaded into it by the runner),
@@ -195,7 +153,7 @@ def global_slice(repo: Repository, facts: list) -> Repository:
                                catalogs={}, fbc={}, extra={})
 
 
-def touched_operators(repo: Repository) -> set:
+def touched_operators(repo: Repository) -> set[str]:
     """The operators of ``repo`` a change list touches (``operators/<name>/``,
     ``catalogs/*/<name>/``), by directory (the keys of ``repo.operators``)."""
     from .layout import operator_dirs_touched
@@ -205,7 +163,7 @@ def touched_operators(repo: Repository) -> set:
     return operator_dirs_touched(base, paths) & set(repo.operators)
 
 
-def repo_files(repo: Repository) -> list:
+def repo_files(repo: Repository) -> list[SourceFile]:
     """The files of ``repo`` outside bundles that findings point at (loose manifests, ci.yaml)."""
     out = list(repo.loose_files)
     for op in repo.operators.values():
@@ -214,7 +172,7 @@ def repo_files(repo: Repository) -> list:
     return out
 
 
-def settle(findings: Iterable[Finding], ctx: Context, line_text=None) -> list:
+def settle(findings: Iterable[Finding], ctx: Context, line_text: Optional[Callable[[str, int], str]] = None) -> list[Finding]:
     """Final severities (rule default, profile, config, per-path), disabled rules and inline
     ``# olm-check: ignore[rule-id]`` comments. Sorted and de-duplicated."""
     out = []
@@ -269,7 +227,7 @@ _NOTES = {
 }
 
 
-def _judge(f: Finding, rule, ctx: Context, live, fbc=frozenset()) -> Optional[str]:
+def _judge(f: Finding, rule: Rule, ctx: Context, live: Optional[set[str]], fbc: AbstractSet[Optional[str]] = frozenset()) -> Optional[str]:
     """The severity of ``f`` for the run's target (``ctx.profile``), from the gates' data
     (``checker.gates``): an error exactly where a gate on the target's route refuses its kind;
     None when the target does not report it. A rule without gate data keeps its documented
@@ -302,8 +260,8 @@ def _judge(f: Finding, rule, ctx: Context, live, fbc=frozenset()) -> Optional[st
         if note not in f.detail:
             f.detail = f"{f.detail} {note}".strip()
     for gid, sentence in (f.gate_notes or {}).items():  # what holds only where that gate is on the route
-        g = gates.tables().gates.get(gid)
-        if g is not None and gates.on_route(g, ctx.profile, op in fbc) and not (ctx.catalog and ctx.catalog.waived(gid, op)):
+        noted = gates.tables().gates.get(gid)
+        if noted is not None and gates.on_route(noted, ctx.profile, op in fbc) and not (ctx.catalog and ctx.catalog.waived(gid, op)):
             f.detail = f"{f.detail} {sentence}".strip()
     f.gate_notes = None
     if explicit is not None and v.severity in ("warning", "info"):
@@ -311,9 +269,9 @@ def _judge(f: Finding, rule, ctx: Context, live, fbc=frozenset()) -> Optional[st
     return v.severity
 
 
-def _supersede(out: list) -> list:
+def _supersede(out: list[Finding]) -> list[Finding]:
     """Apply ``Rule.supersedes`` to settled findings (see ``settle``)."""
-    by_place = {}
+    by_place: dict[tuple[str, int, int], list[Finding]] = {}
     for f in out:
         rule = RULES.get(f.rule)
         if rule is not None and rule.supersedes:
@@ -325,7 +283,7 @@ def _supersede(out: list) -> list:
         for g in by_place.get((f.path, f.line, f.column), ()):
             if f.rule not in RULES[g.rule].supersedes:
                 continue
-            if SEVERITY_RANK.get(g.severity, 0) >= SEVERITY_RANK.get(f.severity, 0):
+            if SEVERITY_RANK.get(g.severity or "", 0) >= SEVERITY_RANK.get(f.severity or "", 0):
                 drop.add(id(f))
             else:
                 drop.add(id(g))
@@ -342,8 +300,8 @@ def _text(s: str) -> str:
         return s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def exit_code(findings: list, fail_on: str) -> int:
+def exit_code(findings: list[Finding], fail_on: str) -> int:
     if fail_on == "never":
         return 0
     limit = SEVERITY_RANK[fail_on]
-    return 1 if any(SEVERITY_RANK.get(f.severity, 0) >= limit for f in findings) else 0
+    return 1 if any(SEVERITY_RANK.get(f.severity or "", 0) >= limit for f in findings) else 0

@@ -1,12 +1,14 @@
 """Bundle -> BundleFacts (what cross-bundle rules need), computed once per bundle."""
 from __future__ import annotations
 
-from .model import Bundle, BundleFacts, Pos
-from .nodes import Mapping, Scalar, Sequence
+from typing import Optional
+
+from .model import Bundle, BundleFacts, Pos, SourceFile
+from .nodes import Mapping, Node, Scalar, Sequence
 from .versions import LABEL_KEY
 
 
-def _pos(file, node) -> Pos:
+def _pos(file: SourceFile, node: Optional[Node]) -> Pos:
     return Pos(file.rel, node.line, node.col) if node is not None else Pos(file.rel)
 
 
@@ -26,7 +28,7 @@ def light_facts(b: Bundle) -> BundleFacts:
     return f
 
 
-def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:
+def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:  # noqa: C901
     vi = b.versions
     f = BundleFacts(rel=b.rel, checked=checked, operator=b.operator, version_dir=b.version_dir,
                     package=b.package, mediatype=b.mediatype, label=vi.label,

@@ -291,7 +291,7 @@ def _flow_start(text: str, i: int) -> bool:
     return True
 
 
-def _flow_odd(text: str) -> bool:
+def _flow_odd(text: str) -> bool:  # noqa: C901
     """Whether a flow collection (``_flow_start``) holds, outside quotes, a plain scalar's ':'
     right before ',', '?', '[', ']', '{' or '}', or a ':' where a scalar starts (libyaml:
     "found unexpected ':'"); True too for a collection not closed within _FLOW_SCAN_MAX

@@ -30,7 +30,7 @@ from typing import Optional
 
 import yaml
 
-from .blangsemver import SemverError, parse_tolerant
+from .upstream.blangsemver import SemverError, parse_tolerant
 from .catalogs import FbcBlob, FbcCatalog, ci_data
 from .nodes import Mapping, Scalar, Sequence
 from .versions import vkey
@@ -245,7 +245,7 @@ def _version_in_name(name: str) -> Optional[str]:
     return name[i + 2:] if i >= 0 and _ver(name[i + 2:]) is not None else None
 
 
-def by_templates(root: str, op, operator: str, csv: str, version: Optional[str], catalogs) -> list:
+def by_templates(root: str, op, operator: str, csv: str, version: Optional[str], catalogs) -> list:  # noqa: C901
     """Placements from the catalog templates that already hold the new bundle (a pull request
     that edits catalog-templates/ itself, as operators without release-config.yaml do): a
     semver template listing an image whose tag is its version, a basic template with a channel

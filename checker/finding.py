@@ -5,7 +5,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1, "never": 99}
 _CTL = re.compile("[\x00-\x1f\x7f]")
 

@@ -70,7 +70,7 @@ def _replace(pieces: list, line: int, replacement: str) -> bool:
     if replacement == "":
         del pieces[i]
     else:
-        pieces[i:i + 1] = [l + cr for l in replacement.split("\n")]
+        pieces[i:i + 1] = [line + cr for line in replacement.split("\n")]
     return True
 
 
@@ -124,7 +124,7 @@ def _label_twin(path: str, old_line: str, new_line: str) -> Optional[tuple]:
 def plan(findings: list, base: str, root: tuple) -> tuple:
     """({file: new text}, [Edit], skipped) for one pass over ``findings``; ``root``: the
     checked trees (files elsewhere are not written)."""
-    by_file = {}
+    by_file: dict = {}
     for f in findings:
         if f.fix is None:
             continue
@@ -141,7 +141,7 @@ def plan(findings: list, base: str, root: tuple) -> tuple:
         except (OSError, UnicodeDecodeError):
             continue
         pieces = _split(original)
-        chosen = {}
+        chosen: dict = {}
         for f in sorted(fs, key=lambda f: (f.fix.line, f.rule, f.fix.replacement)):
             have = chosen.get(f.fix.line)
             if have is None:

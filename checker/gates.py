@@ -19,12 +19,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 import yaml
 
+if TYPE_CHECKING:
+    from .model import SourceFile
+
 TARGETS = ("community", "certified", "marketplace", "operatorhub", "minimal")
-SEVERITIES = ("error", "warning", "info", "off")
 _DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
@@ -36,7 +38,7 @@ class Gate:
     source: str
     suite: Optional[str] = None  # a pipeline check's suite (common, community, isv, marketplace)
     since: Optional[str] = None  # the date it entered its suite
-    targets: Optional[tuple] = None  # the targets whose route holds it (None: every target's)
+    targets: Optional[tuple[str, ...]] = None  # the targets whose route holds it (None: every target's)
     release_bound: bool = False  # it acts on a cluster of one release (the API server, OLM)
     warns: bool = False  # it only warns
     documents: bool = False  # documentation a target asks authors to follow (a warning there)
@@ -55,7 +57,7 @@ class Gate:
 class Target:
     id: str
     title: str
-    suites: tuple
+    suites: tuple[str, ...]
     organization: Optional[str] = None
     openshift: bool = True
     live_from: Optional[str] = None
@@ -68,8 +70,8 @@ class Kind:
     """One finding kind of a rule: the gates that refuse it, those that only warn, and its
     severity when no gate on the route refuses it (``otherwise``: warning, info or off)."""
 
-    refused_by: tuple = ()
-    warned_by: tuple = ()
+    refused_by: tuple[str, ...] = ()
+    warned_by: tuple[str, ...] = ()
     otherwise: object = "warning"  # a severity, or {target: severity, "default": severity}
     note: str = ""
 
@@ -82,12 +84,12 @@ class Kind:
 
 @dataclass
 class Tables:
-    gates: dict
-    targets: dict
-    kinds: dict  # rule id -> {kind: Kind}
+    gates: dict[str, Gate]
+    targets: dict[str, Target]
+    kinds: dict[str, dict[str, Kind]]  # rule id -> {kind: Kind}
 
 
-def _load_yaml(name: str):
+def _load_yaml(name: str) -> Any:
     with open(os.path.join(_DATA, name), "rb") as fh:
         return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
@@ -108,7 +110,7 @@ def tables() -> Tables:
                               organization=t.get("organization"), openshift=t.get("openshift", True) is not False,
                               live_from=t.get("live_from"), validation=str(t.get("validation") or ""),
                               preflight=str(t.get("preflight") or ""))
-    kinds = {}
+    kinds: dict[str, dict[str, Kind]] = {}
     for rid, ks in (_load_yaml("verdicts.yaml") or {}).items():
         kinds[rid] = {}
         for kid, k in (ks or {}).items():
@@ -119,7 +121,7 @@ def tables() -> Tables:
     return Tables(gates, targets, kinds)
 
 
-def _otherwise(o, rid, kid):
+def _otherwise(o: Any, rid: str, kid: str) -> Any:
     vals = list(o.values()) if isinstance(o, dict) else [o]
     for v in vals:
         if v not in ("warning", "info", "off"):
@@ -147,10 +149,10 @@ class Catalog:
     catalogs it still builds (its ``catalogs/v4.X`` directories), when it has them."""
 
     organization: Optional[str] = None
-    waivers: list = field(default_factory=list)
-    live: Optional[tuple] = None
+    waivers: list[tuple[str, list[str]]] = field(default_factory=list)
+    live: Optional[tuple[str, ...]] = None
     path: Optional[str] = None
-    file: Optional[object] = None  # load.SourceFile of config.yaml (its problems are reported)
+    file: Optional[SourceFile] = None  # config.yaml (its problems are reported)
 
     def waived(self, check: str, operator: Optional[str]) -> bool:
         if operator is None:
@@ -167,14 +169,14 @@ class Catalog:
         return False
 
 
-def target_of_organization(org) -> Optional[str]:
+def target_of_organization(org: object) -> Optional[str]:
     for t in tables().targets.values():
         if t.organization is not None and t.organization == org:
             return t.id
     return None
 
 
-def read_catalog(reader, root: str) -> Optional[Catalog]:
+def read_catalog(reader: Any, root: str) -> Optional[Catalog]:
     """The catalog repository at ``root``: its ``config.yaml`` and ``catalogs/`` releases
     (None when ``root`` holds neither). The config file is read through the run's ``Reader``
     like every other file (limits, links out of the tree, YAML problems: ``Catalog.file``'s
@@ -187,8 +189,8 @@ def read_catalog(reader, root: str) -> Optional[Catalog]:
     if os.path.isfile(cfg_path):
         found = True
         cat.path = cfg_path
-        cat.file = reader.yaml_file(cfg_path, skip=False)
-        docs = [d for d in cat.file.documents if d is not None]
+        cat.file = sf = reader.yaml_file(cfg_path, skip=False)
+        docs = [d for d in sf.documents if d is not None]
         data = docs[0] if len(docs) == 1 else None
         if data is not None and data.kind == "mapping":
             cat.organization = data.str("organization")
@@ -212,14 +214,14 @@ def read_catalog(reader, root: str) -> Optional[Catalog]:
     return cat if found else None
 
 
-def _key(v: str) -> tuple:
+def _key(v: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in v.split("."))
     except ValueError:
         return (0,)
 
 
-def live_releases(target: str, catalog: Optional[Catalog], known: list) -> Optional[set]:
+def live_releases(target: str, catalog: Optional[Catalog], known: list[str]) -> Optional[set[str]]:
     """The releases whose catalogs ``target`` still builds, or will: from the target's
     ``live_from`` on (of ``known``), and the catalog repository's own ``catalogs/`` releases;
     None when the target has no OpenShift releases."""
@@ -256,8 +258,8 @@ def kind_of(rule_id: str, kind: str) -> Optional[Kind]:
     return ks.get(kind) or ks.get("")
 
 
-def judge(rule_id: str, kind: str, target: str, operator: Optional[str] = None, releases=(),
-          catalog: Optional[Catalog] = None, live: Optional[set] = None, pinned: bool = False,
+def judge(rule_id: str, kind: str, target: str, operator: Optional[str] = None, releases: Iterable[Any] = (),
+          catalog: Optional[Catalog] = None, live: Optional[set[str]] = None, pinned: bool = False,
           fbc: bool = False) -> Optional[Verdict]:
     """The verdict on a finding of ``rule_id``/``kind`` for ``target``; None when the data has
     no entry for the rule (the rule's documented severity stands). ``releases``: the finding's
@@ -292,7 +294,7 @@ def judge(rule_id: str, kind: str, target: str, operator: Optional[str] = None, 
     return v
 
 
-def explain(rule_id: str) -> list:
+def explain(rule_id: str) -> list[dict[str, Any]]:
     """Per finding kind of ``rule_id``: {kind, note, targets: {target: {severity, gate}}}."""
     ks = tables().kinds.get(rule_id) or {}
     out = []
@@ -300,6 +302,7 @@ def explain(rule_id: str) -> list:
         per = {}
         for t in TARGETS:
             v = judge(rule_id, kind, t)
+            assert v is not None  # the rule has gate data (``ks``): judge always decides
             per[t] = {"severity": v.severity or "off", "gate": v.gate.title() if v.gate else None,
                       "source": v.gate.source if v.gate else None}
         out.append({"kind": kind or "default", "note": k.note, "targets": per})

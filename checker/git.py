@@ -13,7 +13,7 @@ class GitError(Exception):
     """git cannot be run (not installed, not executable, timed out)."""
 
 
-def run(root: str, *args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+def run(root: str, *args: str, timeout: int = 120) -> subprocess.CompletedProcess[bytes]:
     """``git -C root args...`` (bytes out); ``GitError`` when git cannot be run."""
     try:
         return subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=timeout)

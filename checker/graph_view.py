@@ -132,7 +132,7 @@ def drawn_edges(cg: ChannelGraph, ids: Optional[set] = None) -> list:
     edges = [e for e in cg.edges if e.src in ids and e.dst in ids]
     other_out = {e.src for e in edges if e.kind != SKIP_RANGE}
     order = {n.id: i for i, n in enumerate(cg.nodes)}
-    best = {}
+    best: dict = {}
     for e in edges:
         if e.kind == SKIP_RANGE and e.src not in other_out:
             if e.src not in best or order.get(e.dst, 0) > order.get(best[e.src].dst, 0):
@@ -305,7 +305,7 @@ def _window(cg: ChannelGraph, focus: set, keep: set) -> tuple:
     idx = [i for i, n in enumerate(cg.nodes) if n.id in focus]
     if not idx:
         return set(), 0, {}
-    show = set()
+    show: set = set()
     for i in idx:
         show.update(range(max(0, i - AROUND), min(len(cg.nodes), i + AROUND + 1)))
     show.update(i for i, n in enumerate(cg.nodes) if n.head or n.id in keep)

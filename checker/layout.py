@@ -71,7 +71,7 @@ def operator_of_rel(rel: str) -> Optional[str]:
     return None
 
 
-def operators_touched(rels: Iterable[str]) -> set:
+def operators_touched(rels: Iterable[str]) -> set[str]:
     """The operators repository-relative paths (a change list) belong to."""
     return {n for n in (operator_of_rel(r) for r in rels) if n}
 
@@ -89,13 +89,13 @@ def operator_dir_of_rel(root: str, rel: str) -> Optional[str]:
     return None
 
 
-def operator_dirs_touched(root: str, rels: Iterable[str]) -> set:
+def operator_dirs_touched(root: str, rels: Iterable[str]) -> set[str]:
     """The directories of the operators paths relative to ``root`` (a change list) belong to:
     ``operators_touched``, told apart by tree."""
     return {d for d in (operator_dir_of_rel(root, r) for r in rels) if d}
 
 
-def bundle_place(bundle_dir: str) -> tuple:
+def bundle_place(bundle_dir: str) -> tuple[Optional[str], Optional[str]]:
     """(operator, version directory) of a bundle directory at ``operators/<name>/<version>/``,
     else (None, None)."""
     parent = os.path.dirname(bundle_dir)
@@ -122,7 +122,7 @@ def in_config_sources(path: str) -> bool:
     return any(p == CONFIG and (i == 0 or parts[i - 1] != OPERATORS) for i, p in enumerate(parts))
 
 
-def _copy_sources(path: str) -> list:
+def _copy_sources(path: str) -> list[str]:
     """The source paths of the ``COPY``/``ADD`` lines of a Dockerfile (text, cheaply: no
     parser), or [] when it cannot be read."""
     import re

@@ -347,7 +347,7 @@ def _linked_out(reader: Reader, b: Bundle, d: str) -> bool:
     return True
 
 
-def load_bundle(reader: Reader, path: str) -> Bundle:
+def load_bundle(reader: Reader, path: str) -> Bundle:  # noqa: C901
     """Read one bundle directory (registry+v1, k8s+v1/plain, or half of one)."""
     b = Bundle(path=path, rel=reader.rel(path))
     manifests_dir = os.path.join(path, "manifests")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Optional
 
 from .nodes import Mapping, Node, Scalar
 
@@ -299,9 +299,6 @@ class Repository:
     change_dirs: dict = field(default_factory=dict)  # directory of a change list -> its state (``changes.dir_facts``)
     reader: Any = None  # load.Reader of the run (the checked tree, display paths, limits)
     extra: dict = field(default_factory=dict)  # what the runner reports of the run (``cache_stats``)
-
-    def iter_bundles(self) -> Iterator[Bundle]:
-        return iter(self.bundles)
 
 
 @dataclass

@@ -16,6 +16,7 @@ bytes of a catalog). ``to_py`` returns ``None`` for it.
 """
 from __future__ import annotations
 
+import builtins
 from typing import Any, Iterator, Optional
 
 
@@ -33,15 +34,6 @@ class Node:
     def get(self, key: str, default: Any = None) -> Any:  # pragma: no cover - overridden
         return default
 
-    def is_map(self) -> bool:
-        return False
-
-    def is_seq(self) -> bool:
-        return False
-
-    def is_scalar(self) -> bool:
-        return False
-
     def type_name(self) -> str:
         """A word for people: 'a mapping', 'a list', 'a string', ..."""
         return "a value"
@@ -58,9 +50,6 @@ class Scalar(Node):
         self.raw = raw
         self.style = style
         self.tag = tag
-
-    def is_scalar(self) -> bool:
-        return True
 
     def get(self, key: str, default: Any = None) -> Any:
         return default
@@ -91,9 +80,6 @@ class Mapping(Node):
         self.pairs: list[tuple[Node, Node]] = []
         self._index: dict[Any, int] = {}
 
-    def is_map(self) -> bool:
-        return True
-
     def type_name(self) -> str:
         return "a mapping"
 
@@ -121,20 +107,20 @@ class Mapping(Node):
 
     def items(self) -> Iterator[tuple[Node, Node]]:
         """(key node, value node) pairs; the last of duplicate keys only (as loaders keep)."""
-        for k, i in self._index.items():
+        for i in self._index.values():
             yield self.pairs[i]
 
-    def keys(self) -> list:
+    def keys(self) -> list[Any]:
         return list(self._index.keys())
 
-    def str(self, key: str) -> Optional[str]:
+    def str(self, key: str) -> Optional[builtins.str]:  # (``str`` in this class is this method)
         """The value at ``key`` if it is a string scalar, else None."""
         v = self.get(key)
         if isinstance(v, Scalar) and isinstance(v.value, str):
             return v.value
         return None
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> builtins.str:
         return f"Mapping({len(self.pairs)} keys@{self.line}:{self.col})"
 
 
@@ -146,9 +132,6 @@ class Sequence(Node):
         self.line = line
         self.col = col
         self.items: list[Node] = []
-
-    def is_seq(self) -> bool:
-        return True
 
     def type_name(self) -> str:
         return "a list"
@@ -182,9 +165,6 @@ class Skipped(Node):
     def is_map(self) -> bool:
         return self.shape == "mapping"
 
-    def is_seq(self) -> bool:
-        return self.shape == "sequence"
-
     def type_name(self) -> str:
         return {"mapping": "a mapping", "sequence": "a list"}.get(self.shape, "a value")
 
@@ -192,7 +172,7 @@ class Skipped(Node):
         return default
 
 
-def to_py(node: Optional[Node], budget: Optional[list] = None) -> Any:
+def to_py(node: Optional[Node], budget: Optional[list[int]] = None) -> Any:
     """Plain Python data for a node (dicts, lists, scalars).
 
     ``budget`` (a one-element list) caps the number of nodes produced so that a subtree
@@ -222,7 +202,7 @@ def to_py(node: Optional[Node], budget: Optional[list] = None) -> Any:
     return None
 
 
-def walk(node: Optional[Node], path: tuple = ()) -> Iterator[tuple[tuple, Node]]:
+def walk(node: Optional[Node], path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Node]]:
     """Depth-first (path, node) pairs; path elements are keys (str) and indexes (int)."""
     if node is None:
         return

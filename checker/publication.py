@@ -87,7 +87,7 @@ def _unlisted(bundle: Bundle, oc) -> bool:
 
 def _version_key(bundle: Bundle):
     """The bundle's spec.version as OLM orders it (blang/semver, tolerant), or None."""
-    from .blangsemver import SemverError, parse_tolerant
+    from .upstream.blangsemver import SemverError, parse_tolerant
 
     spec = bundle.csv.spec() if bundle.csv is not None else None
     ver = spec.str("version") if spec is not None else None
@@ -153,7 +153,7 @@ def _newest_listed(oc):
     got = oc.derived.get("newest_listed", oc)
     if got is not oc:
         return got
-    from .blangsemver import SemverError, parse_tolerant
+    from .upstream.blangsemver import SemverError, parse_tolerant
 
     listed, got = [], None
     for cat in oc.catalogs.values():

@@ -39,26 +39,26 @@ def enclosing_root(path: str) -> Optional[str]:
     return top or catalog_root
 
 
-def repo_root(paths: list) -> str:
+def repo_root(paths: list[str]) -> str:
     """The root of the checked tree for ``paths`` (the first decides): ``enclosing_root``,
     else the first path (its directory for a file)."""
     first = os.path.abspath(paths[0] if paths else ".")
     return enclosing_root(first) or (first if os.path.isdir(first) else os.path.dirname(first))
 
 
-def _under_cwd(paths: list) -> bool:
+def _under_cwd(paths: list[str]) -> bool:
     cwd = os.getcwd()
     return all(_below(os.path.abspath(p), cwd) for p in paths)
 
 
-def display_base(paths: list) -> str:
+def display_base(paths: list[str]) -> str:
     """Where display paths are relative to: the git work tree, else the current directory
     (paths outside it stay as the user gave them, ``load.Reader.rel``)."""
     first = os.path.abspath(paths[0]) if paths else os.getcwd()
     return git_toplevel(first) or os.getcwd()
 
 
-def config_path(paths: list) -> str:
+def config_path(paths: list[str]) -> str:
     """Where ``.olm-check.yaml`` is looked for: the root of the git work tree; outside git,
     the current directory when every path is below it (display paths and the config's
     per-path globs are relative to it), else the first path's directory."""

@@ -173,14 +173,14 @@ class View:
         style = self.style()
         if self.quiet:
             preview = report.get("ocp_not_ga") or ()
-            yield "".join(l + "\n" for l in finding_lines(shown, style, preview))
+            yield "".join(line + "\n" for line in finding_lines(shown, style, preview))
             return
         yield render(report, shown, rules, style)
         if hidden:
             yield self._hidden_note(findings, limit) + "\n"
 
     def _hidden_note(self, findings: list, limit: int) -> str:
-        counts = {}
+        counts: dict = {}
         for f in findings:
             if SEVERITY_RANK.get(f.severity, 0) < limit:
                 counts[f.severity] = counts.get(f.severity, 0) + 1
@@ -192,7 +192,7 @@ class View:
         return f"not shown: {', '.join(parts)} (--severity info shows them)"
 
     def _statistics(self, report: dict, findings: list, every: list, limit: int):
-        counts = {}
+        counts: dict = {}
         for f in findings:
             counts[(f.rule, f.severity)] = counts.get((f.rule, f.severity), 0) + 1
         rows = sorted(counts.items(), key=lambda kv: (-kv[1], -SEVERITY_RANK.get(kv[0][1], 0), kv[0][0]))
@@ -209,4 +209,4 @@ class View:
             out.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
             if len(every) > len(findings):
                 out.append(self._hidden_note(every, limit))
-        yield "".join(l + "\n" for l in out)
+        yield "".join(line + "\n" for line in out)

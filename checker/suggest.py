@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from typing import Iterable, NoReturn
 
 
-def close(word: str, choices: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list:
+def close(word: str, choices: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
     """The ``n`` choices closest to ``word`` (difflib's ratio, at least ``cutoff``)."""
     return difflib.get_close_matches(str(word), sorted(set(choices)), n=n, cutoff=cutoff)
 
@@ -31,7 +31,7 @@ class Parser(argparse.ArgumentParser):
     unknown option get the closest valid ones. Subcommand parsers are of this class too, so
     each reports its own usage."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         m = _CHOICE.search(message)
         if m:
             choices = [c.strip().strip("'\"") for c in m.group(2).split(",")]

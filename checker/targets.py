@@ -72,7 +72,7 @@ def check_ocp(target: Optional[list], paths: list, config_path: Optional[str]) -
     if not target:
         return
     from .roots import config_path as default_config
-    from .config import ConfigError, load_config
+    from .config_file import ConfigError, load_config
     from .versions import OcpTable
 
     try:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .blangsemver import SemverError, parse_tolerant, range_fn
+from .upstream.blangsemver import SemverError, parse_tolerant, range_fn
 from .catalogs import ci_data, fbc_enabled
 from .nodes import Mapping, Scalar, Sequence
 from .versions import vkey
@@ -77,7 +77,7 @@ def explicit_mode(op) -> bool:
 
 def channel_members(facts) -> dict:
     """channel name -> the facts of the bundles that list it (in the order given)."""
-    out = {}
+    out: dict = {}
     for f in facts:
         for c in f.channels:
             out.setdefault(c, []).append(f)
@@ -127,7 +127,7 @@ class Channel:
             return "(no head)"
         return walk_text(self.head, {f.csv_name: f for f in self.members if f.csv_name}, limit)
 
-    def cycles(self) -> list:
+    def cycles(self) -> list:  # noqa: C901
         """Elementary cycles found by DFS (one per strongly connected component)."""
         index, low, stack, on, comps = {}, {}, [], set(), []
         counter = [0]
@@ -337,7 +337,7 @@ def _dedup(edges) -> list:
     return out
 
 
-def build_from_facts(operator: str, facts: list, mode: str = REPLACES_MODE) -> OperatorGraph:
+def build_from_facts(operator: str, facts: list, mode: str = REPLACES_MODE) -> OperatorGraph:  # noqa: C901
     """The channel graphs of an operator's bundles (``facts``) in an update mode."""
     mode = MODES.get(mode, mode)
     g = OperatorGraph(operator, mode if mode in MODES.values() else REPLACES_MODE, "bundles")
@@ -412,7 +412,7 @@ def _bundle_version(blob) -> Optional[str]:
     return None
 
 
-def build_from_catalog(operator: str, cat) -> OperatorGraph:
+def build_from_catalog(operator: str, cat) -> OperatorGraph:  # noqa: C901
     """The channel graphs of an operator's file-based catalog (``catalogs.FbcCatalog``)."""
     g = OperatorGraph(operator, "fbc", cat.rel or f"catalogs/{cat.release_dir}/{operator}")
     versions = {}

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .blangsemver import MAX_OCP_PROPERTY as PROP, SemverError, max_openshift_version, parse_tolerant, property_value_text
+from .upstream.blangsemver import MAX_OCP_PROPERTY as PROP, SemverError, max_openshift_version, parse_tolerant, property_value_text
 from .nodes import Mapping, Scalar, Sequence
 from .usage import Usage
 from .versions import JsonNumber, loads_keeping_numbers
@@ -169,9 +169,11 @@ def evaluate(verdicts: list, cluster: tuple) -> dict:
     non_up = [v for v in verdicts if not v.error and v.max is not None and normalize(v.max) < nxt]
     indet = [v for v in verdicts if v.error or v.max is None]
     if non_up:
-        proposed = {"status": "Not Upgradeable", "message": "The following operators will not run on the next OpenShift Version: " + ", ".join(v.ref for v in non_up)}
+        proposed = {"status": "Not Upgradeable",
+                    "message": "The following operators will not run on the next OpenShift Version: " + ", ".join(v.ref for v in non_up)}
     elif indet:
-        proposed = {"status": "Upgradeable", "message": "The following operators may not run on the next OpenShift Version: " + ", ".join(v.ref for v in indet)}
+        proposed = {"status": "Upgradeable",
+                    "message": "The following operators may not run on the next OpenShift Version: " + ", ".join(v.ref for v in indet)}
     else:
         proposed = {"status": "Upgradeable", "message": "Ready for upgrade"}
     return {
@@ -232,7 +234,8 @@ def cmd_upgradeable(args) -> int:
         print("  OLM today: " + t["message"].replace("\n", "\n    "))
         print(f"  proposed (max-OpenShift-version enhancement): {res['proposed']['status']}: {res['proposed']['message']}")
         for c in res["csvs"]:
-            state = f"invalid: {c['invalid']}" if c["invalid"] else (f"max {c['max_openshift_version']}" if c["max_openshift_version"] else "no maxOpenShiftVersion")
+            state = (f"invalid: {c['invalid']}" if c["invalid"]
+                     else f"max {c['max_openshift_version']}" if c["max_openshift_version"] else "no maxOpenShiftVersion")
             print(f"  {c['csv']} ({c['source']}): {state}")
             for note in c["notes"]:
                 print(f"    note: {note}")

@@ -14,7 +14,7 @@ from typing import Optional
 
 import yaml
 
-from .blangsemver import SemverError, go_trim_space, max_openshift_version, min_kube_version, property_value_text, try_parse_tolerant
+from .upstream.blangsemver import SemverError, go_trim_space, max_openshift_version, min_kube_version, property_value_text, try_parse_tolerant
 from .finding import clip  # noqa: F401 (the version rules quote values with it)
 from .nodes import Mapping, Node, Scalar, Sequence
 
@@ -261,10 +261,6 @@ class LabelRange:
     def ok(self) -> bool:
         return self.error is None
 
-    @property
-    def open_ended(self) -> bool:
-        return self.ok and self.upper is None
-
     def contains(self, v: Ver) -> bool:
         if not self.ok:
             return False
@@ -274,18 +270,8 @@ class LabelRange:
             return False
         return True
 
-    def describe(self) -> str:
-        if not self.ok:
-            return "invalid"
-        lo = vstr(self.lower) if self.lower else "?"
-        if self.exact:
-            return f"{lo} only"
-        if self.upper is None:
-            return f"{lo} and later"
-        return f"{lo} to {vstr(self.upper)}"
 
-
-def parse_label(value, raw: Optional[str] = None) -> LabelRange:
+def parse_label(value, raw: Optional[str] = None) -> LabelRange:  # noqa: C901
     """Parse a com.redhat.openshift.versions value (a Python value from YAML or a LABEL).
 
     ``raw`` is the text as written (to explain YAML numbers such as an unquoted 4.10).
@@ -522,13 +508,15 @@ def max_declarations(csv_manifest, properties_file) -> list:
                 if isinstance(p, Mapping) and p.str("type") == MAX_TYPE:
                     vnode = p.get("value")
                     if vnode is None:
-                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "", error=Said("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
+                        out.append(MaxDecl("properties.yaml", properties_file, p, None, "",
+                                           error=Said("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
                         continue
                     if isinstance(vnode, Scalar):
                         d = MaxDecl("properties.yaml", properties_file, vnode, vnode.value, vnode.raw)
                         d.version, d.error, d.warning = parse_max(vnode.value, vnode.raw if vnode.style is None else None)
                     else:
-                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "", error=Said(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
+                        d = MaxDecl("properties.yaml", properties_file, vnode, None, "",
+                                    error=Said(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
                     out.append(d)
     return out
 

@@ -7,12 +7,15 @@ recompute it.
 """
 from __future__ import annotations
 
+from typing import Optional
+
+from .context import Context
 from .model import Bundle
-from .nodes import Scalar
+from .nodes import Mapping, Scalar
 from .versions import LABEL_KEY, label_releases, max_declarations, norm, parse_label, parse_min_kube
 
 
-def analyse(bundle: Bundle, ctx) -> None:
+def analyse(bundle: Bundle, ctx: Context) -> None:
     vi = bundle.versions
     table = ctx.ocp
     node = bundle.annotation(LABEL_KEY)
@@ -47,6 +50,7 @@ def analyse(bundle: Bundle, ctx) -> None:
         if min_kube is not None:
             vi.min_kube = "%d.%d" % min_kube
 
+    published: list  # of versions.Release (the lookups below keep the releases found)
     if ctx.target:
         published = [table.get(v) for v in ctx.target if table.get(v) is not None]
         vi.explicit_target = True
@@ -81,7 +85,7 @@ def analyse(bundle: Bundle, ctx) -> None:
     vi.ocp_installable = [r.ocp for r in published if min_kube is None or r.kube_key >= min_kube]
 
 
-def _min_kube_key(spec):
+def _min_kube_key(spec: Mapping) -> Optional[str]:
     """The key OLM reads spec.minKubeVersion from: OLM decodes the CSV with Go's encoding/json
     (``V1alpha1CSVFromBundle`` in pkg/controller/registry/resolver/steps.go), which matches field
     names case-insensitively, preferring the exact name: ``MinKubeVersion`` is obeyed (its

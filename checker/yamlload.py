@@ -197,7 +197,7 @@ def _parse_c(text: str, limits: Optional[Limits], skip_keys: frozenset, placehol
     return got[0], got[1]
 
 
-def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),
+def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset = frozenset(),  # noqa: C901
               placeholders: Optional[dict] = None, depths: Optional[dict] = None) -> tuple[list, list]:
     """Parse every document of ``text`` (the pure path: PyYAML's libyaml events, nodes built here).
 
@@ -219,7 +219,7 @@ def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset =
     stack: list[_Frame] = []
     root: Optional[Node] = None
 
-    def attach(frame: Optional[_Frame], node: Optional[Node], weight: int, scalar_ev=None, kind=None, pos=None):
+    def attach(frame: Optional[_Frame], node: Optional[Node], weight: int, scalar_ev=None, kind=None, pos=None):  # noqa: C901
         """Give a finished node (or, when skipping, its weight) to its parent. ``scalar_ev``
         is the scalar's event when the thing attached is a scalar that was not built.
         ``kind``: what was attached, when neither tells ("mapping", "sequence", or
@@ -396,7 +396,8 @@ def _parse_py(text: str, limits: Optional[Limits] = None, skip_keys: frozenset =
                     raise _Abort(_alias_bomb(m.line + 1, m.column + 1, limits.max_alias_nodes))
                 if parent is not None and (parent.skip or (parent.skip_next and parent.key is not None)):
                     if parent.skip_next and not parent.skip and node is not None:
-                        node = Skipped(ev.start_mark.line + 1, ev.start_mark.column + 1, node.kind if node.kind in ("mapping", "sequence") else "scalar")
+                        node = Skipped(ev.start_mark.line + 1, ev.start_mark.column + 1,
+                                       node.kind if node.kind in ("mapping", "sequence") else "scalar")
                     else:
                         node = None
                 attach(parent, node, weight, None, kind=akind,

@@ -44,7 +44,8 @@ alongside), and the
 ratios to the floor. The page
 cache is warmed before each measurement (every file read once, untimed) so that no
 measurement pays for the disk: some virtual machines' kernels page out file pages left
-idle for a while (DAMON's pageout), so one warming at the start is not enough. ``--verify`` parses every file holding a skipped key (CRD schemas, CSV descriptors) both ways (``checker.fastyaml`` and
+idle for a while (DAMON's pageout), so one warming at the start is not enough. ``--verify``
+parses every file holding a skipped key (CRD schemas, CSV descriptors) both ways (``checker.fastyaml`` and
 the full ``yamlload.parse``) and reports any difference in documents or problems.
 
 Other processes on the machine skew wall times: the script prints the load average at the
@@ -408,7 +409,7 @@ def pr_mode(root: str, one: str, jobs: int, files: list) -> None:
         shutil.rmtree(os.path.dirname(git), ignore_errors=True)
 
 
-def main() -> int:
+def main() -> int:  # noqa: C901
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("directory", help="a catalog checkout (operators/...) or any directory of bundles")
     ap.add_argument("--jobs", type=int, default=0, help="olm-check --jobs (default: the cores)")
@@ -530,7 +531,8 @@ def main() -> int:
             if len(runs) > 1:
                 walls = sorted(r["wall"] for r in runs)
                 cpus = sorted(r["cpu"] for r in runs)
-                ratio = f" ({walls[0] / results['floor']:.3f} and {walls[len(walls) // 2] / results['floor']:.3f} of the floor)" if "floor" in results else ""
+                ratio = (f" ({walls[0] / results['floor']:.3f} and {walls[len(walls) // 2] / results['floor']:.3f} of the floor)"
+                         if "floor" in results else "")
                 print(f"{mode:7} over {len(runs)} runs: best {walls[0]:.1f} s, median {walls[len(walls) // 2]:.1f} s wall{ratio}; "
                       f"CPU best {cpus[0]:.1f} s, median {cpus[len(cpus) // 2]:.1f} s")
             if mode in ("cold", "pure"):

@@ -147,7 +147,7 @@ def main() -> int:
 
     pool = Pool(args.jobs) if args.jobs > 1 else None
     try:
-        for text, counts in schema_texts(args.paths, args.limit):
+        for text, _counts in schema_texts(args.paths, args.limit):
             if text is None:
                 break
             batch.append(text)

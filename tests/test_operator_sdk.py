@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from checker.config import ConfigError, Excludes, parse_config
+from checker.config import Excludes
+from checker.config_file import ConfigError, parse_config
 from checker.layout import bundle_dockerfile, dockerfile_bundle, in_config_sources
 from helpers import ROOT, run_cli
 

@@ -361,7 +361,6 @@ def feature_annotations(bundle: Bundle, ctx):
     required = list(fa["required_certified"])
     names = required + list(fa["optional"])
     FA = "feature-annotations"
-    present = {text(k) for k, _v in (ann.items() if ann is not None else ())}
     for k, v in (ann.items() if ann is not None else ()):
         ks = text(k)
         if ks is None or not ks.lower().startswith(prefix.lower()):

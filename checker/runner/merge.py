@@ -22,7 +22,7 @@ def bundle_order(path: str) -> tuple:
     return tuple(path.split("/"))
 
 
-def merge_reports(reports: list) -> tuple:
+def merge_reports(reports: list) -> tuple:  # noqa: C901
     """``reports``: [(name, parsed JSON report)]. Returns (report, findings)."""
     version = None
     shards: dict = {}
@@ -72,8 +72,11 @@ def merge_reports(reports: list) -> tuple:
             raise MergeError("some reports are shards and some are not; merge the shards of one run")
     findings.sort(key=Finding.sort_key)
     ordered = [bundles[p] for p in sorted(bundles, key=lambda p: bundle_order(p or ""))]
-    key = lambda v: tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
-    report = build(ordered, findings, sorted(preview, key=key))
+
+    def release_key(v: str) -> tuple:
+        return tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
+
+    report = build(ordered, findings, sorted(preview, key=release_key))
     if version is not None:
         report["tool"]["version"] = version
     return report, findings

@@ -49,7 +49,7 @@ def in_children(works: list, fallback: bool = True) -> list:
 
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
         return [w() if fallback else None for w in works]
-    children = []
+    children: list = []
     for work in works:
         r, w = os.pipe()
         pid = os.fork()

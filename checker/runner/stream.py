@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..engine import BundleResult, Context, check_repo, global_slice, internal, repo_files, settle, touched_operators
+from ..context import Context
+from ..engine import BundleResult, check_repo, global_slice, internal, repo_files, settle, touched_operators
 from ..model import BundleFacts, Repository
 from ..rules import load_all
 from .placement import at_files
 
 
-def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:
+def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:  # noqa: C901
     """Check a planned repository (``discover.plan``, catalogs not loaded) one operator at a
     time: for each operator, in one of ``jobs`` worker processes (this process when 1), its
     context is read, its bundles are loaded, checked and reduced to ``BundleResult``s one by
@@ -28,7 +29,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     from .workers import map_tasks
 
     load_all()
-    ctx.repo = repo
+    ctx = dataclasses.replace(ctx, repo=repo)
     findings = list(repo.problems)
     checked = set(repo.checked) if repo.checked else None
     refs = repo.bundle_refs
@@ -74,7 +75,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     tasks.sort(key=lambda t: -sum(1 for it in t[1][1] if it[3] is None) if t[0] == "operator" else -1)
     if deferred:
         cache.misses += total
-    for kind, triples, repo_findings, key, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
+    for _kind, triples, repo_findings, key, made in map_tasks(tasks, repo, ctx, jobs, cache if deferred else None):
         if made is not None:
             cache.adopt(key, made)
         for i, res, blob in triples:
@@ -94,7 +95,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         repo.extra["cache_stats"] = {"hits": cache.hits, "misses": cache.misses}
     repo.facts = []
     ignores: dict = {}
-    for ref, res in zip(refs, results):
+    for res in results:
         findings += res.findings
         if res.facts is not None:
             repo.facts.append(res.facts)
@@ -109,9 +110,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
     except Exception as e:
         findings.append(internal(repo.root, global_slice, e))
         gl = dataclasses.replace(repo, operators={}, facts=[f for f in repo.facts if f.operator is None])
-    ctx.operator = None
-    findings += check_repo(gl, ctx)
-    ctx.repo = repo
+    findings += check_repo(gl, dataclasses.replace(ctx, operator=None))
     loose = {f.rel: f for f in repo_files(repo)}
 
     def line(path: str, n: int) -> str:

@@ -2,9 +2,12 @@
 context and bundles, and hand them to the core (``checker.engine``)."""
 from __future__ import annotations
 
+import dataclasses
+
 from .. import engine
 from ..discover import load_ref, operator_context
-from ..engine import Context, check_operator, internal
+from ..context import Context
+from ..engine import check_operator, internal
 from ..model import BundleFacts, OperatorContext, Repository
 
 
@@ -38,19 +41,15 @@ def process_operator(key: str, items: list, repo: Repository, ctx: Context) -> t
         findings.append(internal(op.rel, operator_context, e))
         octx = OperatorContext(name=op.name, operator=op, refs=refs)
     out, facts = [], []
-    saved = ctx.repo, ctx.operator
-    ctx.repo, ctx.operator = repo, octx
-    try:
-        for i, ref, checked, cached in items:
-            res = cached
-            if res is None:
-                res = check_one((i, ref, checked), repo, ctx)[1]
-                out.append((i, res))
-            if res.facts is not None:
-                facts.append(res.facts)
-        findings += check_operator(facts, ctx)
-    finally:
-        ctx.repo, ctx.operator = saved
+    ctx = dataclasses.replace(ctx, repo=repo, operator=octx)
+    for i, ref, checked, cached in items:
+        res = cached
+        if res is None:
+            res = check_one((i, ref, checked), repo, ctx)[1]
+            out.append((i, res))
+        if res.facts is not None:
+            facts.append(res.facts)
+    findings += check_operator(facts, ctx)
     return out, findings
 
 

@@ -1,3 +1,4 @@
-"""Ports of upstream validators and parsers, each citing the file it follows: the Docker image
-reference grammar, Go's net/url and net/mail parsers, Kubernetes names, blang/semver. They
-import nothing of the checker: rules and the core call them."""
+"""Ports of upstream code whose behaviour olm-check must match exactly: the Docker image reference
+grammar, Go's net/url and net/mail parsers, Kubernetes names, blang/semver. Each module says at
+its top which upstream source files (repository, tag, path) it ports, so a change upstream can
+be followed. Pure functions, no I/O; nothing here imports the rest of the checker."""

@@ -1,11 +1,11 @@
-"""The image reference grammar of github.com/distribution/reference (reference.go, regexp.go,
-normalize.go: ParseNormalizedNamed, splitDockerDomain), which operator-framework/api's
+"""The image reference grammar of https://github.com/distribution/reference (v0.6.0: reference.go,
+regexp.go, normalize.go: ParseNormalizedNamed, splitDockerDomain), which operator-framework/api's
 validateRelatedImages and the container tools apply. ``image_reference_problem(s)`` says what
 is wrong with ``s`` as a pull spec, in words people understand, or None."""
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 # The grammar of github.com/distribution/reference (regexp.go), as
 # reference.ParseNormalizedNamed applies it (operator-framework/api's
@@ -31,7 +31,7 @@ NAME_TOTAL_LENGTH_MAX = 255  # reference.RepositoryNameTotalLengthMax
 DIGEST_HEX = {"sha256": 64, "sha384": 96, "sha512": 128}
 
 
-def split_docker_domain(name: str) -> tuple:
+def split_docker_domain(name: str) -> Tuple[str, str]:
     """reference.splitDockerDomain: (domain, remainder) with Docker Hub defaults."""
     first, sep, rest = name.partition("/")
     if not sep:
@@ -49,7 +49,7 @@ def split_docker_domain(name: str) -> tuple:
     return domain, remote
 
 
-def image_reference_problem(s: str) -> Optional[str]:
+def image_reference_problem(s: str) -> Optional[str]:  # noqa: C901 -- ParseNormalizedNamed's checks, one reason each
     """What is wrong with ``s`` as an image pull spec (None when the container tools accept
     it): reference.ParseNormalizedNamed's checks, with reasons people understand."""
     if s == "":

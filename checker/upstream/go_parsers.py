@@ -1,12 +1,13 @@
 """Ports of the Go standard library's parsers that operator-framework/api's operatorhub
 validator (pkg/validation/internal/operatorhub.go: checkSpecLinks, checkSpecMaintainers) runs:
-net/url.ParseRequestURI (src/net/url/url.go) for link URLs and net/mail.ParseAddress
-(src/net/mail/message.go) for maintainer e-mails. Each returns Go's error text, or None."""
+net/url.ParseRequestURI (https://github.com/golang/go/blob/master/src/net/url/url.go) for link
+URLs and net/mail.ParseAddress (https://github.com/golang/go/blob/master/src/net/mail/message.go)
+for maintainer e-mails. Each returns Go's error text, or None."""
 from __future__ import annotations
 
 import json
 import re
-from typing import Optional
+from typing import Optional, Tuple
 
 # What operator-sdk's operatorhub validator (operator-framework/api operatorhub.go,
 # checkSpecLinks / checkSpecMaintainers, run by the community catalog CI) accepts: Go's
@@ -53,7 +54,7 @@ def _go_valid_port(p: str) -> bool:
 _USERINFO_OK = set("-._:~!$&'()*+,;=%@")
 
 
-def go_request_uri_error(raw: str) -> Optional[str]:
+def go_request_uri_error(raw: str) -> Optional[str]:  # noqa: C901 -- follows url.go's parse step by step
     """Why Go's ``url.ParseRequestURI`` rejects ``raw`` (its message), or None when it
     accepts it: an absolute URI or an absolute path; spaces in the path are accepted,
     control characters, a bad %-escape, a bad port or a bad host character are not."""
@@ -133,10 +134,10 @@ class _Addr:
     def __init__(self, s: str):
         self.s = s
 
-    def skip_space(self):
+    def skip_space(self) -> None:
         self.s = self.s.lstrip(" \t")
 
-    def atom(self, dot: bool, permissive: bool) -> tuple:
+    def atom(self, dot: bool, permissive: bool) -> Tuple[Optional[str], Optional[str]]:
         i = 0
         while i < len(self.s) and _go_atext(self.s[i], dot, permissive):
             i += 1
@@ -152,7 +153,7 @@ class _Addr:
                 return None, "mail: trailing dot in atom"
         return a, None
 
-    def quoted(self) -> tuple:
+    def quoted(self) -> Tuple[Optional[str], Optional[str]]:
         i, out, esc = 1, [], False
         while True:
             if i >= len(self.s):
@@ -223,7 +224,7 @@ class _Addr:
         return True
 
 
-def go_mail_address_error(s: str) -> Optional[str]:
+def go_mail_address_error(s: str) -> Optional[str]:  # noqa: C901 -- follows message.go's parseSingleAddress
     """Why Go's ``mail.ParseAddress`` rejects ``s`` (its message), or None when it accepts
     it. Go accepts a display name (``Team <team@example.com>``), a domain without a dot and
     any RFC 5322 atext (``'``, ``+``, ``{``...) in both parts."""

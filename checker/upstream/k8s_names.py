@@ -1,5 +1,6 @@
-"""Kubernetes names: DNS-1123 labels and subdomains (k8s.io/apimachinery
-pkg/util/validation/validation.go: IsDNS1123Label, IsDNS1123Subdomain)."""
+"""Kubernetes names: DNS-1123 labels and subdomains, as
+https://github.com/kubernetes/apimachinery/blob/master/pkg/util/validation/validation.go
+(IsDNS1123Label, IsDNS1123Subdomain) defines them."""
 from __future__ import annotations
 
 import re
