@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import json
 
+from typing import Any, Mapping
+
 from .. import INFORMATION_URI, TOOL_NAME, __version__
+from ..finding import Finding
 from .links import RULES_DOC, help_uri
+from .run import RunReport
 
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -18,7 +22,9 @@ def _sentence(s: str) -> str:
     return s if s.endswith((".", "!", "?")) else s + "."
 
 
-def render(report, findings, rules) -> str:
+def render(run: RunReport, rules: Mapping[str, Any]) -> str:
+    """The SARIF log of ``run``: every rule of ``rules`` (the registry) and of a finding."""
+    findings = run.findings
     used = sorted({f.rule for f in findings} | set(rules))
     index = {rid: i for i, rid in enumerate(used)}
     sarif_rules = []
@@ -80,7 +86,7 @@ def render(report, findings, rules) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _message(f) -> dict:
+def _message(f: Finding) -> dict[str, str]:
     """The result's message: ``text`` the one-sentence message (what code scanning lists);
     ``markdown`` (SARIF 2.1.0 §3.11.4: the same message, formatted, for viewers that render
     it) adds the detail -- why it matters and the fix -- and the rule's page."""

@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import re
 import textwrap
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from ..versions import release_ranges as _ranges
+from .run import BundleEntry, RunReport, Summary
 
 RESET, BOLD, DIM = "\033[0m", "\033[1m", "\033[2m"
 SEVERITY_COLOUR = {"error": "\033[1;31m", "warning": "\033[1;33m", "info": "\033[1;36m"}
@@ -120,21 +121,27 @@ def natural_key(path: str) -> tuple:
     return tuple(out)
 
 
-def render(report, findings, rules, style: Optional[Style] = None) -> str:
+def render(run: RunReport, style: Optional[Style] = None) -> str:
+    """The report: ``run``'s findings (all of them: the caller chooses what is shown), a line
+    per bundle, the summary, and the baseline's counts."""
     style = style or PLAIN
-    preview = report.get("ocp_not_ga") or ()
-    lines = finding_lines(findings, style, preview)
+    preview = run.ocp_not_ga
+    lines = finding_lines(run.findings, style, preview)
     if lines and style.form == "full":
         lines.append("")
-    for b in sorted(report["bundles"], key=lambda b: natural_key(b["path"])):
+    for b in sorted(run.bundles, key=lambda b: natural_key(b.path)):
         lines += _wrap(bundle_line(b, style, preview), style.width, "    ") if style.form == "full" else [bundle_line(b, style, preview)]
-    s = report["summary"]
-    lines.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
-    bl = report.get("baseline")
+    lines.append(summary_line(run.summary))
+    bl = run.baseline
     if bl:  # --baseline / --changed-since / a pull request: against what, and how many each
-        lines.append(f"against {bl['ref'][:12]}: {bl['new']} new, {bl['updated']} updated, {bl['unchanged']} unchanged "
-                     f"(only new and updated findings fail the run), {bl['absent']} fixed")
+        lines.append(f"against {bl.ref[:12]}: {bl.new} new, {bl.updated} updated, {bl.unchanged} unchanged "
+                     f"(only new and updated findings fail the run), {bl.absent} fixed")
     return "\n".join(lines) + "\n"
+
+
+def summary_line(s: Summary) -> str:
+    """``N bundle(s) checked: E error(s), W warning(s), I info``."""
+    return f"{s.bundles} bundle(s) checked: {s.errors} error(s), {s.warnings} warning(s), {s.info} info"
 
 
 def finding_lines(findings, style: Style = PLAIN, preview=()) -> list:
@@ -212,12 +219,12 @@ def _wrap(text: str, width: int, indent: str) -> list:
     return lines or [text]
 
 
-def bundle_line(b: dict, style: Style = PLAIN, preview=()) -> str:
-    label = b["ocp_label"] if b["ocp_label"] is not None else "(no com.redhat.openshift.versions)"
-    pub = _ranges(b["ocp_versions"], preview) or "none"
-    inst = _ranges(b["ocp_installable"], preview) or "none"
-    who = b["csv"] or b["package"] or "?"
-    return (f"bundle {style.path(b['path'])}: {who}; label {label}; published to OCP {pub}; "
+def bundle_line(b: BundleEntry, style: Style = PLAIN, preview: Sequence[str] = ()) -> str:
+    label = b.ocp_label if b.ocp_label is not None else "(no com.redhat.openshift.versions)"
+    pub = _ranges(b.ocp_versions, preview) or "none"
+    inst = _ranges(b.ocp_installable, preview) or "none"
+    who = b.csv or b.package or "?"
+    return (f"bundle {style.path(b.path)}: {who}; label {label}; published to OCP {pub}; "
             f"minKubeVersion allows {inst}")
 
 
