@@ -16,7 +16,7 @@ from .run import RunReport
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 
-def code(s, table: bool = True) -> str:
+def code(s: object, table: bool = True) -> str:
     """An inline code span holding ``s`` verbatim (backticks in it handled). ``table``: the
     span sits in a table cell, where a ``|`` must be escaped (GitHub un-escapes it there);
     elsewhere it is left as it is (an escape would show)."""
@@ -36,7 +36,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!~|])")
 _AUTOLINK = re.compile(r"(?i)[@#]|\b(?:https?|ftp|mailto)(?=:)|\bwww(?=\.)|\bGH(?=-\d)")
 
 
-def text(s) -> str:
+def text(s: object) -> str:
     """Prose from a bundle, made inert for GitHub Markdown (tables included): no HTML, no
     @mentions, no issue references, no autolinks or links, no emphasis, no table breaks."""
     s = str(s).replace("\r", " ").replace("\n", " ")
@@ -47,7 +47,7 @@ def text(s) -> str:
 
 def releases(versions: Sequence[str], not_ga: Sequence[str] = ()) -> str:
     """'4.12-4.22, 4.23 (not GA)': the releases as every report prints them."""
-    return _ranges(versions, not_ga)
+    return _ranges(list(versions), not_ga)
 
 
 def rule_link(rule_id: str, table: bool = False) -> str:

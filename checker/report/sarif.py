@@ -44,7 +44,7 @@ def render(run: RunReport, rules: Mapping[str, Any]) -> str:
         })
     results = []
     for f in findings:
-        res = {
+        res: dict[str, Any] = {
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": LEVEL.get(f.severity, "error"),
@@ -59,7 +59,7 @@ def render(run: RunReport, rules: Mapping[str, Any]) -> str:
         }
         if getattr(f, "baseline_state", ""):  # against a base (checker/baseline.py): new, unchanged, updated
             res["baselineState"] = f.baseline_state
-        props = {}
+        props: dict[str, Any] = {}
         if f.ocp_versions:
             props["ocpVersions"] = list(f.ocp_versions)
         if f.bundle:
@@ -113,7 +113,7 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/").lstrip("/"), safe="/-._~")
 
 
-def _artifact(path: str) -> dict:
+def _artifact(path: str) -> dict[str, str]:
     """A repository-relative path is relative to %SRCROOT%. A path outside the repository
     (absolute, or '../' as the user gave it) becomes an absolute file URI: a relative URI must
     not climb out of its base."""
