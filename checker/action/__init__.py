@@ -11,17 +11,17 @@ diffs and commit presence.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import sys
 import tempfile
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Any, Mapping, Optional
 from urllib.parse import quote
 
 from .. import git
 from ..changes import ChangeError, affected, from_github_files, git_changes, git_patch, has_commits
 from ..report.github import inert, stop_commands, workflow_command
+from ..report.run import RunReport
 from .choose import choose, read_only
 from .client import ApiError, GitHub
 from .common import Who, graphs_markdown
@@ -248,6 +248,37 @@ def _baseline(res, root: str, ch: Changes, config: Optional[str], target, notes:
     return bl
 
 
+def publish(env: ActionEnv, gh: Optional[GitHub], run: RunReport, ctx: PublishContext, changes_known: bool,
+            rules: Mapping[str, Any]) -> None:
+    """Put the run's report where people look, in design.md's order, each publisher on its own
+    (``publish.publish_all``); what could not be made is said at the end of the job summary
+    and in the log."""
+    # 1. job summary, outputs, report files (no token needed)
+    first = publish_all([JobSummary(env, rules)], run, ctx)
+    # 2-4. the API publishers, each on its own: a refusal of one loses only that one
+    publishers, late = choose(env, ctx, changes_known)
+    late.notes[:0] = first.notes
+    if gh is not None and not read_only(env):
+        if env.pull is not None and (env.review_comments or env.summary_comment):
+            ident = gh.identity()
+            ctx.who.login = ident["login"] if ident else None
+        if env.pull is not None and env.review_comments and changes_known:
+            ctx.inline = inline_candidates(run.findings, ctx.right)[0]  # inline comments: not annotations too
+        done = publish_all(publishers, run, ctx)
+        late.notes += done.notes
+        late.fallback = late.fallback or done.fallback
+    # 5. the check run's findings as annotations of this step, when there is no check run
+    if late.fallback:
+        late.notes += publish_all([WorkflowCommands()], run, ctx).notes
+    if late.notes:
+        try:
+            append_summary(env.summary_file, "".join(f"\n{n}\n" for n in late.notes))
+        except OSError:
+            pass
+        for n in late.notes:
+            log(f"olm-check: {n}")
+
+
 def run_action(environ) -> int:
     from ..api import CheckError, check
     from ..roots import repo_root
@@ -321,29 +352,7 @@ def run_action(environ) -> int:
         # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
         graphs=graphs_markdown(root, run, log) if ch.changes is not None else "")
 
-    # 1. job summary, outputs, report files (no token needed)
-    JobSummary(env, RULES).publish(run, ctx)
-    # 2-4. the API publishers, each on its own: a refusal of one loses only that one
-    publishers, late = choose(env, ctx, ch.changes is not None)
-    if gh is not None and not read_only(env):
-        if env.pull is not None and (env.review_comments or env.summary_comment):
-            ident = gh.identity()
-            ctx.who.login = ident["login"] if ident else None
-        if env.pull is not None and env.review_comments and ch.changes is not None:
-            ctx.inline = inline_candidates(findings, ch.right)[0]  # inline comments: not annotations too
-        done = publish_all(publishers, run, ctx)
-        late.notes += done.notes
-        late.fallback = late.fallback or done.fallback
-    # 5. the check run's findings as annotations of this step, when there is no check run
-    if late.fallback:
-        late.notes += WorkflowCommands().publish(run, ctx).notes
-    if late.notes:
-        try:
-            append_summary(env.summary_file, "".join(f"\n{n}\n" for n in late.notes))
-        except OSError:
-            pass
-        for n in late.notes:
-            log(f"olm-check: {n}")
+    publish(env, gh, run, ctx, ch.changes is not None, RULES)
     # the terminal report in the log: text from the checked tree, inside a window in which
     # the runner acts on no workflow command
     from ..report import render_report

@@ -131,34 +131,7 @@ def review(gh: GitHub, number: int, head_sha: str, findings: Sequence[Finding], 
             if e.status != 422:
                 raise
             log(f"olm-check: the review was refused ({e.message}); posting the comments one by one")
-            for f, c in zip(new, comments):
-                marker = who.fp_marker(f.fingerprint())
-
-                def find_comment(marker: str = marker) -> Optional[dict[str, Any]]:
-                    try:
-                        return next((x for x in gh.paginate(f"pulls/{number}/comments")
-                                     if who.authored(x) and marker in (x.get("body") or "") and not outdated(x)), None)
-                    except ApiError:
-                        return None
-
-                try:
-                    gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, **c}, recheck=find_comment)
-                    result["posted"] += 1
-                    placed.add(f.fingerprint())
-                    continue
-                except ApiError as e1:
-                    if e1.status != 422:
-                        raise
-                try:
-                    gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, "path": f.path,
-                                                         "body": c["body"], "subject_type": "file"},
-                            recheck=find_comment)
-                    result["file_level"] += 1
-                    placed.add(f.fingerprint())
-                except ApiError as e2:
-                    if e2.status != 422:
-                        raise
-                    result["unplaced"] += 1
+            _one_by_one(gh, number, head_sha, new, comments, who, result, placed)
     for c in own:
         fp = who.fingerprint_of(c["body"])
         if (fp in current and not outdated(c)) or c["id"] in replied:
@@ -166,6 +139,40 @@ def review(gh: GitHub, number: int, head_sha: str, findings: Sequence[Finding], 
         gh.delete(f"pulls/comments/{c['id']}")
         result["deleted"] += 1
     return result
+
+
+def _one_by_one(gh: GitHub, number: int, head_sha: str, new: Sequence[Finding], comments: Sequence[dict[str, Any]],
+                who: Who, result: dict[str, int], placed: set[str]) -> None:
+    """A review GitHub refused (422: a line outside the diff): each comment on its own, on its
+    line, else on its file (``subject_type: file``), else counted as unplaced."""
+    for f, c in zip(new, comments):
+        marker = who.fp_marker(f.fingerprint())
+
+        def find_comment(marker: str = marker) -> Optional[dict[str, Any]]:
+            try:
+                return next((x for x in gh.paginate(f"pulls/{number}/comments")
+                             if who.authored(x) and marker in (x.get("body") or "") and not outdated(x)), None)
+            except ApiError:
+                return None
+
+        try:
+            gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, **c}, recheck=find_comment)
+            result["posted"] += 1
+            placed.add(f.fingerprint())
+            continue
+        except ApiError as e1:
+            if e1.status != 422:
+                raise
+        try:
+            gh.post(f"pulls/{number}/comments", {"commit_id": head_sha, "path": f.path,
+                                                 "body": c["body"], "subject_type": "file"},
+                    recheck=find_comment)
+            result["file_level"] += 1
+            placed.add(f.fingerprint())
+        except ApiError as e2:
+            if e2.status != 422:
+                raise
+            result["unplaced"] += 1
 
 
 class Review:
