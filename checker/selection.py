@@ -26,9 +26,9 @@ before the report is rendered:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Optional, Sequence
 
-from .finding import SEVERITY_RANK
+from .finding import SEVERITY_RANK, Finding
 from .report.run import RunReport
 from .suggest import did_you_mean
 from .targets import Refused
@@ -175,7 +175,7 @@ class View:
         if hidden:
             yield self._hidden_note(findings, limit) + "\n"
 
-    def _hidden_note(self, findings: list, limit: int) -> str:
+    def _hidden_note(self, findings: Sequence[Finding], limit: int) -> str:
         counts = {}
         for f in findings:
             if SEVERITY_RANK.get(f.severity, 0) < limit:
@@ -187,7 +187,7 @@ class View:
             parts.append(f"{counts['info']} info")
         return f"not shown: {', '.join(parts)} (--severity info shows them)"
 
-    def _statistics(self, run: RunReport, findings: list, every: list, limit: int):
+    def _statistics(self, run: RunReport, findings: Sequence[Finding], every: Sequence[Finding], limit: int):
         counts = {}
         for f in findings:
             counts[(f.rule, f.severity)] = counts.get((f.rule, f.severity), 0) + 1
