@@ -10,7 +10,8 @@ from .context import Context
 from .discover import UsageError, plan
 from .engine import exit_code
 from .roots import config_path as config_file, repo_root
-from .report import build, facts_entry, not_ga
+from .report import not_ga
+from .report.run import BundleEntry, RunReport
 from .rules import load_all
 
 
@@ -20,12 +21,17 @@ class CheckError(Exception):
 
 @dataclass
 class Result:
-    report: dict
+    run: RunReport  # the run's report, as every renderer and the Action take it
     findings: list
     repo: object  # the planned Repository: bundle_refs and facts (bundles are not kept)
     config: Config
     profile: str
     fail_on: str
+
+    @property
+    def report(self) -> dict:
+        """The JSON report (the documented contract) as a dict."""
+        return self.run.to_json()
 
     @property
     def exit_code(self) -> int:
@@ -109,6 +115,6 @@ def check(paths: list, config_path: Optional[str] = None, profile: Optional[str]
         finally:
             if cache is not None:
                 cache.close()
-        bundles = sorted((facts_entry(f) for f in repo.facts if f.checked), key=lambda e: bundle_order(e["path"]))
-        report = build(bundles, findings, not_ga(ctx.ocp))
-    return Result(report, findings, repo, cfg, profile, fail_on)
+        bundles = sorted((BundleEntry.of_facts(f) for f in repo.facts if f.checked), key=lambda e: bundle_order(e.path))
+        run_report = RunReport.build(bundles, findings, not_ga(ctx.ocp), fail_on=fail_on)
+    return Result(run_report, findings, repo, cfg, profile, fail_on)

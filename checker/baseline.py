@@ -304,7 +304,7 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
 
     bl = Baseline(ref)
     findings = result.findings
-    bundles = sorted((b["path"] for b in result.report.get("bundles") or []), key=len, reverse=True)
+    bundles = sorted((b.path for b in result.run.bundles), key=len, reverse=True)
     renamed_from: dict = {}
     for c in changes or []:
         if c.previous_path:
@@ -388,15 +388,18 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def mark_report(report: dict, findings: list, bl: Optional[Baseline]) -> None:
-    """Put the states into the report (each finding's ``baseline_state``) and the run's
-    ``baseline``: the commit, the counts, and each bundle's previous bundle."""
+def mark_report(result, bl: Optional[Baseline]) -> None:
+    """Put the run's ``baseline`` into ``result``'s report (an ``api.Result``): the commit, the
+    counts, and each bundle's previous bundle (each finding carries its state already)."""
     if bl is None:
         return
-    report["findings"] = [f.to_json() for f in findings]
-    report["baseline"] = {"ref": bl.ref, "new": bl.counts.get(NEW, 0), "updated": bl.counts.get(UPDATED, 0),
-                          "unchanged": bl.counts.get(UNCHANGED, 0), "absent": bl.absent,
-                          "previous": {k: (v or None) for k, v in sorted(bl.previous.items())}}
+    from dataclasses import replace
+
+    from .report.run import BaselineSummary
+
+    result.run = replace(result.run, baseline=BaselineSummary(
+        bl.ref, bl.counts.get(NEW, 0), bl.counts.get(UPDATED, 0), bl.counts.get(UNCHANGED, 0), bl.absent,
+        tuple((k, v or None) for k, v in sorted(bl.previous.items()))))
 
 
 def for_cli(res, paths: list, ref: str, changed_since: bool, changes, config_path, target) -> Baseline:
@@ -407,5 +410,5 @@ def for_cli(res, paths: list, ref: str, changed_since: bool, changes, config_pat
     root = repo_root(paths)
     commit = merge_base(root, ref) if changed_since else resolve(root, ref)
     bl = apply(res, root, commit, changes, config_path=config_path, target=target)
-    mark_report(res.report, res.findings, bl)
+    mark_report(res, bl)
     return bl

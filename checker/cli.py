@@ -14,12 +14,16 @@ import os
 import re
 import sys
 import time
-from typing import Optional
+from dataclasses import replace
+from typing import TYPE_CHECKING, Optional
 
 from . import __version__
 from .gates import TARGETS as PROFILES
 from .targets import Refused, parse_target
 from .usage import Usage
+
+if TYPE_CHECKING:
+    from .report.run import RunReport
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -299,7 +303,9 @@ def cmd_check(args) -> int:  # noqa: C901
         if bar is not None:
             bar.close()
     if shard is not None:
-        res.report["shard"] = {"index": shard[0] + 1, "count": shard[1]}
+        from .report.run import Shard
+
+        res.run = replace(res.run, shard=Shard(shard[0] + 1, shard[1]))
     if changes is None and shard is None and not args.allow_empty and targets.nothing_checked(res):
         if snap is not None:
             snaps.close()
@@ -313,17 +319,18 @@ def cmd_check(args) -> int:  # noqa: C901
         except BaselineError as e:
             raise Usage(f"{'--baseline' if getattr(args, 'baseline', None) else '--changed-since'} {baseline_ref}: {e}")
         gate = lambda fs: gating(fs, getattr(args, "fail_on_unchanged", False))  # noqa: E731
-    report, findings = view.choose(res.report, res.findings)  # --select/--ignore: the exit code follows
+    # --select/--ignore: the exit code follows; the job summary's verdict reads res.fail_on
+    run = view.choose(replace(res.run, fail_on=res.fail_on,
+                              fail_on_unchanged=bool(getattr(args, "fail_on_unchanged", False))))
     view.paths = _text_paths(paths)
-    args.effective_fail_on = res.fail_on  # (the job summary's verdict)
-    code = exit_code(gate(findings) if gate else findings, res.fail_on)
+    code = exit_code(gate(list(run.findings)) if gate else list(run.findings), res.fail_on)
     if snap is None:
-        _emit(args, report, findings, view=view)
+        _emit(args, run, view=view)
         return code
     from .runner.snapshot import Recorder
 
     rec = Recorder()
-    summary = _emit(args, report, findings, record=rec, view=view)
+    summary = _emit(args, run, record=rec, view=view)
     snaps.put(key, code, rec.done(), summary, racy)
     snaps.close()
     return code
@@ -451,7 +458,7 @@ class _JobLogWindow:
         return False
 
 
-def _emit(args, report: dict, findings: list, record=None, view=None) -> Optional[str]:
+def _emit(args, run: RunReport, record=None, view=None) -> Optional[str]:
     """Write the report (stdout, --output, the step summary); ``record``
     (``snapshot.Recorder``) gets every piece too; ``view`` (``selection.View``) what is shown.
     Returns the step summary written."""
@@ -464,7 +471,7 @@ def _emit(args, report: dict, findings: list, record=None, view=None) -> Optiona
     fh = _output(args)
     try:
         with _JobLogWindow(args.format) as window:
-            for piece in view.chunks(report, findings, RULES):
+            for piece in view.chunks(run, RULES):
                 piece = window.filter(piece)
                 if not piece:
                     continue
@@ -483,10 +490,9 @@ def _emit(args, report: dict, findings: list, record=None, view=None) -> Optiona
             fh.close()
     text = None
     if args.format == "github":
-        from .report.markdown import summary
+        from .report.markdown import run_summary
 
-        text = summary(report, findings, fail_on=getattr(args, "effective_fail_on", None) or args.fail_on or "error",
-                       all_findings=getattr(args, "fail_on_unchanged", False))  # (the verdict line)
+        text = run_summary(run)  # (the verdict line: run.fail_on)
         _step_summary(text)
     return text
 
@@ -532,7 +538,7 @@ def parse_shard(s: Optional[str]) -> Optional[tuple]:
 
 def cmd_merge(args) -> int:
     from .engine import exit_code
-    from .runner.merge import MergeError, merge_reports
+    from .runner.merge import MergeError, merged
 
     reports = []
     for p in args.reports:
@@ -547,12 +553,12 @@ def cmd_merge(args) -> int:
 
     view = View.from_args(args)
     try:
-        report, findings = merge_reports(reports)
+        run = merged(reports)
     except MergeError as e:
         raise Usage(str(e))
-    report, findings = view.choose(report, findings)
-    _emit(args, report, findings, view=view)
-    return exit_code(findings, args.fail_on)
+    run = view.choose(replace(run, fail_on=args.fail_on or "error"))
+    _emit(args, run, view=view)
+    return exit_code(list(run.findings), args.fail_on)
 
 
 class Progress:

@@ -43,12 +43,6 @@ class Fix:
         return {"line": self.line, "replacement": self.replacement, "description": self.description}
 
 
-def _help_uri(rule_id: str):
-    from .report.links import help_uri
-
-    return help_uri(rule_id)
-
-
 @dataclass
 class Finding:
     rule: str
@@ -94,28 +88,9 @@ class Finding:
             h.update(b"\0")
         return h.hexdigest()[:16]
 
-    def to_json(self) -> dict:
-        d = {
-            "rule": self.rule,
-            "severity": self.severity,
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "message": self.message,
-            "ocp_versions": list(self.ocp_versions),
-            "bundle": self.bundle,
-            "fix": self.fix.to_json() if self.fix else None,
-            "detail": self.detail,
-            "help_uri": _help_uri(self.rule),
-            "kind": self.kind,
-            "gate": dict(self.gate) if self.gate else None,
-        }
-        if self.baseline_state:
-            d["baseline_state"] = self.baseline_state
-        return d
-
     @classmethod
     def from_json(cls, d: dict) -> "Finding":
+        """The finding of a JSON report's entry (``report.run.finding_json`` writes them)."""
         fx = d.get("fix")
         return cls(
             rule=d["rule"], message=d["message"], path=d["path"], line=d.get("line", 1),

@@ -25,9 +25,11 @@ before the report is rendered:
 """
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import replace
+from typing import Optional, Sequence
 
-from .finding import SEVERITY_RANK
+from .finding import SEVERITY_RANK, Finding
+from .report.run import RunReport
 from .suggest import did_you_mean
 from .targets import Refused
 
@@ -130,21 +132,15 @@ class View:
             return False
         return not any(matches(rule_id, i) for i in self.ignore)
 
-    def choose(self, report: dict, findings: list) -> tuple:
-        """(report, findings) of the selected rules: the report's findings and summary
-        recounted when --select/--ignore dropped any."""
+    def choose(self, run: RunReport) -> RunReport:
+        """The report of the selected rules: its findings and summary recounted when
+        --select/--ignore dropped any."""
         if self.select is None and not self.ignore:
-            return report, findings
-        kept = [f for f in findings if self.wanted(f.rule)]
-        if len(kept) == len(findings):
-            return report, findings
-        out = dict(report)
-        out["findings"] = [f.to_json() for f in kept]
-        counts = {"error": 0, "warning": 0, "info": 0}
-        for f in kept:
-            counts[f.severity] = counts.get(f.severity, 0) + 1
-        out["summary"] = dict(report["summary"], errors=counts["error"], warnings=counts["warning"], info=counts["info"])
-        return out, kept
+            return run
+        kept = [f for f in run.findings if self.wanted(f.rule)]
+        if len(kept) == len(run.findings):
+            return run
+        return run.selected(kept)
 
     def lowest(self) -> str:
         """The lowest severity shown in this format."""
@@ -152,37 +148,37 @@ class View:
             return "info"
         return self.severity or ("warning" if self.fmt == "text" else "info")
 
-    def chunks(self, report: dict, findings: list, rules: dict):
-        """The rendered report in pieces (``report.render_chunks`` with this view)."""
-        from .report import render_chunks
+    def chunks(self, run: RunReport, rules: dict):
+        """The rendered report in pieces (``report.report_chunks`` with this view)."""
+        from .report import report_chunks
 
+        findings = run.findings
         limit = SEVERITY_RANK[self.lowest()]
-        shown = [f for f in findings if SEVERITY_RANK.get(f.severity, 0) >= limit]
+        shown = [f for f in findings if SEVERITY_RANK.get(f.severity or "", 0) >= limit]
         hidden = len(findings) - len(shown)
         if self.statistics:
-            yield from self._statistics(report, shown if self.fmt == "text" else findings, findings, limit)
+            yield from self._statistics(run, shown if self.fmt == "text" else findings, findings, limit)
             return
         if self.fmt == "github":
-            yield from render_chunks("github", report, shown, rules)
+            yield from report_chunks("github", replace(run, findings=tuple(shown)), rules)
             return
         if self.fmt != "text":
-            yield from render_chunks(self.fmt, report, findings, rules)
+            yield from report_chunks(self.fmt, run, rules)
             return
         from .report.text import finding_lines, render
 
         style = self.style()
         if self.quiet:
-            preview = report.get("ocp_not_ga") or ()
-            yield "".join(line + "\n" for line in finding_lines(shown, style, preview))
+            yield "".join(line + "\n" for line in finding_lines(shown, style, run.ocp_not_ga))
             return
-        yield render(report, shown, rules, style)
+        yield render(replace(run, findings=tuple(shown)), style)
         if hidden:
             yield self._hidden_note(findings, limit) + "\n"
 
-    def _hidden_note(self, findings: list, limit: int) -> str:
+    def _hidden_note(self, findings: Sequence[Finding], limit: int) -> str:
         counts: dict = {}
         for f in findings:
-            if SEVERITY_RANK.get(f.severity, 0) < limit:
+            if SEVERITY_RANK.get(f.severity or "", 0) < limit:
                 counts[f.severity] = counts.get(f.severity, 0) + 1
         parts = []
         if counts.get("warning"):
@@ -191,7 +187,7 @@ class View:
             parts.append(f"{counts['info']} info")
         return f"not shown: {', '.join(parts)} (--severity info shows them)"
 
-    def _statistics(self, report: dict, findings: list, every: list, limit: int):
+    def _statistics(self, run: RunReport, findings: Sequence[Finding], every: Sequence[Finding], limit: int):
         counts: dict = {}
         for f in findings:
             counts[(f.rule, f.severity)] = counts.get((f.rule, f.severity), 0) + 1
@@ -200,13 +196,14 @@ class View:
             import json
 
             yield json.dumps({"statistics": [{"rule": r, "severity": s, "count": n} for (r, s), n in rows],
-                              "summary": report["summary"]}, indent=2, ensure_ascii=False) + "\n"
+                              "summary": run.summary.to_json()}, indent=2, ensure_ascii=False) + "\n"
             return
         width = max([len(str(n)) for _k, n in rows] + [1])
         out = [f"{n:>{width}}  {s:7}  {r}" for (r, s), n in rows]
         if not self.quiet:
-            s = report["summary"]
-            out.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
+            from .report.text import summary_line
+
+            out.append(summary_line(run.summary))
             if len(every) > len(findings):
                 out.append(self._hidden_note(every, limit))
         yield "".join(line + "\n" for line in out)

@@ -11,20 +11,26 @@ diffs and commit presence.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Optional
 from urllib.parse import quote
 
 from .. import git
 from ..changes import ChangeError, affected, from_github_files, git_changes, git_patch, has_commits
 from ..report.github import inert, stop_commands, workflow_command
-from .client import ApiError, GitHub, ReadOnly
+from ..report.run import RunReport
+from .choose import choose, read_only
+from .client import ApiError, GitHub
+from .common import Who, graphs_markdown
 from .diffmap import right_lines, split_git_diff
 from .env import ActionEnv, ActionError
+from .jobsummary import JobSummary, append_summary
+from .publish import PublishContext, publish_all
+from .review import inline_candidates
+from .workflow_commands import WorkflowCommands
 
 SUBCOMMANDS = ("check", "rules", "upgradeable", "audit", "merge", "fix", "graph")
 MAX_PR_FILES = 3000
@@ -238,41 +244,45 @@ def _baseline(res, root: str, ch: Changes, config: Optional[str], target, notes:
         log(f"olm-check: the baseline failed: {type(e).__name__}: {e}")
         notes.append("No baseline (olm-check could not compare with the base): every finding counts as new.")
         return None
-    mark_report(res.report, res.findings, bl)
+    mark_report(res, bl)
     return bl
 
 
-def _annotations_after(gh, run: Optional[dict], planned: list, placed: set, report: dict) -> list:
-    """After the review: the findings meant for inline comments that did not get there are
-    annotated on the check run after all; the notes (job summary and log) name every
-    annotation that could not be added to the check run."""
-    from . import reporters as rp
-
-    if not isinstance(run, dict):
-        return []
-    unsent = list(run.get("_unsent") or [])
-    back = [f for f in planned if f.fingerprint() not in placed]
-    if back:
-        n = rp.add_annotations(gh, run, back, report.get("ocp_not_ga") or ())
-        unsent += back[n:]
-    if not unsent:
-        return []
-    from ..report.markdown import text as md_text
-
-    shown = unsent[:20]
-    listed = "".join(f"\n- `{md_text(f.path)}:{f.line}` {f.severity} {f.rule}" for f in shown)
-    more = f"\n- … and {len(unsent) - len(shown)} more" if len(unsent) > len(shown) else ""
-    why = f" ({run['_error']})" if run.get("_error") else ""
-    return [f"⚠️ The check run could not be updated{why}: {len(unsent)} annotation(s) did not get through, "
-            f"so these findings are not marked on their lines (they are all in this summary and the JSON "
-            f"report):{listed}{more}"]
+def publish(env: ActionEnv, gh: Optional[GitHub], run: RunReport, ctx: PublishContext, changes_known: bool,
+            rules: Mapping[str, Any]) -> None:
+    """Put the run's report where people look, in design.md's order, each publisher on its own
+    (``publish.publish_all``); what could not be made is said at the end of the job summary
+    and in the log."""
+    # 1. job summary, outputs, report files (no token needed)
+    first = publish_all([JobSummary(env, rules)], run, ctx)
+    # 2-4. the API publishers, each on its own: a refusal of one loses only that one
+    publishers, late = choose(env, ctx, changes_known)
+    late.notes[:0] = first.notes
+    if gh is not None and not read_only(env):
+        if env.pull is not None and (env.review_comments or env.summary_comment):
+            ident = gh.identity()
+            ctx.who.login = ident["login"] if ident else None
+        if env.pull is not None and env.review_comments and changes_known:
+            ctx.inline = inline_candidates(run.findings, ctx.right)[0]  # inline comments: not annotations too
+        done = publish_all(publishers, run, ctx)
+        late.notes += done.notes
+        late.fallback = late.fallback or done.fallback
+    # 5. the check run's findings as annotations of this step, when there is no check run
+    if late.fallback:
+        late.notes += publish_all([WorkflowCommands()], run, ctx).notes
+    if late.notes:
+        try:
+            append_summary(env.summary_file, "".join(f"\n{n}\n" for n in late.notes))
+        except OSError:
+            pass
+        for n in late.notes:
+            log(f"olm-check: {n}")
 
 
 def run_action(environ) -> int:
     from ..api import CheckError, check
     from ..roots import repo_root
     from ..rules import RULES
-    from . import reporters as rp
 
     env = ActionEnv.from_environ(environ)
     trust_workspace(env.workspace)
@@ -322,121 +332,32 @@ def run_action(environ) -> int:
         if nothing_checked(res):  # a green step that checked nothing: a mistyped `path` input
             raise ActionError(f"input path: nothing to check in {env.path}: no bundle (a directory with manifests/ and "
                               "metadata/), operator or CatalogSource manifest there")
-    report, findings = res.report, res.findings
     from ..baseline import gating
     from ..engine import exit_code as _exit_code
 
+    findings = res.findings
     gate = gating(findings, env.fail_on_unchanged)  # what fail_on applies to: new and updated findings
     exit_code = _exit_code(gate, res.fail_on)
+    # the verdict the summaries read: on what fail_on applies to
+    run = replace(res.run, fail_on=res.fail_on, fail_on_unchanged=env.fail_on_unchanged)
     # each run owns its check run, summary and comments: by its name, else by what its path
     # checks inside the repository (a matrix over paths in one workflow: two runs never delete
     # or rewrite each other's). A path that is a checkout's root (`path: pr` of the fork-safe
     # workflow) is the whole repository: the plain "olm-check", as before.
-    who = rp.Who(name=env.name or run_name(scope_rel))
-    # how the summaries read: the verdict on what fail_on applies to, paths linked to the head's lines
-    view = {"fail_on": res.fail_on, "all_findings": env.fail_on_unchanged,
-            "blob": f"{env.server_url}/{env.repository}/blob/{env.pull.head_sha}/"
-            if env.pull is not None and env.repository else ""}
-    # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
-    graphs = rp.graphs_markdown(root, report, log) if ch.changes is not None else ""
+    ctx = PublishContext(
+        gh=gh, who=Who(name=env.name or run_name(scope_rel)), log=log, out=sys.stdout, head_sha=env.head_sha,
+        pull=env.pull, details_url=env.run_url, right=ch.right, gate=gate, notes=notes,
+        # paths in the summaries linked to the head's lines
+        blob=f"{env.server_url}/{env.repository}/blob/{env.pull.head_sha}/" if env.pull is not None and env.repository else "",
+        # the changed operators' upgrade graphs, drawn where reviewers look (a pull request's change)
+        graphs=graphs_markdown(root, run, log) if ch.changes is not None else "")
 
-    # 1. job summary, outputs, report files (no token needed)
-    try:
-        files = rp.write_report_files(env, report, findings, RULES)
-    except OSError as e:
-        files = {}
-        notes.append(f"The report file could not be written ({e.strerror}).")
-    try:
-        tail = "".join(f"\n{n}\n" for n in notes)
-        # GitHub's limit is 1 MiB per step, in bytes; what is appended later is short
-        budget = rp.MAX_STEP_SUMMARY - rp.utf8_len(tail) - 16384
-        budget -= rp.utf8_len(graphs)
-        summary = rp.summary_markdown(report, findings, budget, title=who.check_name, measure=rp.utf8_len, view=view)
-        rp.append_summary(env.summary_file, summary + (f"\n{graphs}" if graphs else "") + tail)
-    except OSError as e:
-        log(f"olm-check: the job summary could not be written ({e.strerror})")
-    try:
-        rp.write_outputs(env.output_file, {
-            "errors": report["summary"]["errors"], "warnings": report["summary"]["warnings"],
-            "bundles": json.dumps([b["path"] for b in report["bundles"]]),
-            "report": files.get("report", ""),
-        })
-    except OSError as e:
-        log(f"olm-check: the step outputs could not be written ({e.strerror})")
-
-    # 2-4. the API reporters, each on its own: a refusal of one loses only that one
-    late: list = []
-    planned: list = []  # the findings meant for inline comments
-    placed: set = set()  # the fingerprints the review shows inline
-    outcome: dict = {}
-    annotate = False  # the check run was wanted and not posted: annotations of this step instead
-    steps = []
-    if gh is None:
-        if env.pull is not None:
-            late.append("No token: nothing was posted to the pull request (set `github_token`).")
-        annotate = env.check_run
-    elif env.pull is not None and env.event_name == "pull_request" and env.pull.from_fork:
-        late.append(f"This pull request comes from a fork ({env.pull.head_repo}): under `pull_request` its token "
-                    "is read-only, so olm-check posted nothing to it. The README's fork-safe workflow "
-                    "(`workflow_run`) posts the check run and the comments.")
-        annotate = True
-    else:
-        if env.pull is not None and (env.review_comments or env.summary_comment):
-            ident = gh.identity()
-            who.login = ident["login"] if ident else None
-        if env.pull is not None and env.review_comments and ch.changes is not None:
-            planned = rp.inline_candidates(findings, ch.right)[0]  # inline comments: not annotations too
-        if env.check_run and env.head_sha:
-            steps.append(("check run", lambda: rp.check_run(gh, env.head_sha, report, findings,
-                                                            res.fail_on, env.run_url, who, gate=gate, inline=planned,
-                                                            view=view)))
-        if env.pull is not None and env.review_comments and ch.changes is not None:
-            steps.append(("review", lambda: rp.review(gh, env.pull.number, env.pull.head_sha, findings, ch.right,
-                                                      log, who, report.get("ocp_not_ga") or (), placed=placed)))
-        if env.pull is not None and env.summary_comment:
-            body = rp.sticky_body(report, findings, [n for n in notes if not n.startswith("Changed files")], who, graphs,
-                                  view=view)
-            steps.append(("summary comment", lambda: rp.sticky_comment(gh, env.pull.number, body, who)))
-    for name, step in steps:
-        try:
-            result = step()
-            outcome[name] = result
-            log(f"olm-check: {name}: " + (str({k: v for k, v in result.items() if not k.startswith('_')})
-                                          if isinstance(result, dict) else str(result)))
-        except ApiError as e:
-            annotate = annotate or name == "check run"
-            if isinstance(e, ReadOnly) or e.status == 403:
-                why = ("the Checks API takes only GitHub App tokens (GITHUB_TOKEN or an App's), not a personal "
-                       "access token" if "github app" in e.message.lower() else
-                       f"the token may not write it: `permissions:` needs "
-                       f"`{'checks' if name == 'check run' else 'pull-requests'}: write`")
-                late.append(f"The {name} was refused ({e.status} {e.message}): {why}. The other reports were "
-                            "still made; the findings are all above and in the JSON report.")
-            else:
-                late.append(f"The {name} could not be posted ({e.status} {e.message}); the findings are all above "
-                            "and in the JSON report.")
-            log(f"olm-check: {name} failed: {e}")
-        except Exception as e:  # a bug here must not cost the other steps or the exit code
-            annotate = annotate or name == "check run"
-            late.append(f"The {name} failed inside olm-check ({type(e).__name__}); the findings are all above.")
-            log(f"olm-check: {name} failed: {type(e).__name__}: {e}")
-    late += _annotations_after(gh, outcome.get("check run"), planned, placed, report)
-    if annotate and findings:
-        shown = rp.workflow_commands(findings, sys.stdout)
-        late.append(f"No check run: the {shown} most severe finding(s) are shown as annotations of this step "
-                    "(GitHub shows 10 per severity), and every finding is listed above.")
-    if late:
-        try:
-            rp.append_summary(env.summary_file, "".join(f"\n{n}\n" for n in late))
-        except OSError:
-            pass
-        for n in late:
-            log(f"olm-check: {n}")
+    publish(env, gh, run, ctx, ch.changes is not None, RULES)
     # the terminal report in the log: text from the checked tree, inside a window in which
     # the runner acts on no workflow command
-    from ..report import render
+    from ..report import render_report
 
-    sys.stdout.write(stop_commands(render("text", report, findings, RULES)))
+    sys.stdout.write(stop_commands(render_report("text", run, RULES)))
     sys.stdout.flush()
     return exit_code
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import re
 import secrets
-from typing import Optional
+from typing import Optional, Sequence
+
+from ..finding import Finding
+from .run import RunReport
 
 LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 _BREAKS = re.compile(r"\r\n|[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -31,13 +34,13 @@ def esc_prop(s: str) -> str:
     return esc_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def workflow_command(name: str, data: str, props: Optional[dict] = None) -> str:
+def workflow_command(name: str, data: str, props: Optional[dict[str, object]] = None) -> str:
     """``::name k=v,...::data`` with every value escaped."""
     p = ",".join(f"{k}={esc_prop(str(v))}" for k, v in (props or {}).items())
     return f"::{name}{' ' + p if p else ''}::{esc_data(data)}"
 
 
-def command(f, not_ga=()) -> str:
+def command(f: Finding, not_ga: Sequence[str] = ()) -> str:
     """A finding as an annotation: its message and OpenShift releases (``text.finding_line``'s
     ``[OCP ...]``)."""
     from .text import _ranges
@@ -73,6 +76,6 @@ def stop_commands(text: str, token: Optional[str] = None) -> str:
     return f"::stop-commands::{token}\n{body}::{token}::\n"
 
 
-def render(report, findings, rules) -> str:
-    not_ga = report.get("ocp_not_ga") or ()
-    return "".join(command(f, not_ga) + "\n" for f in findings)
+def render(run: RunReport) -> str:
+    """Every finding of ``run`` as an annotation, a line each."""
+    return "".join(command(f, run.ocp_not_ga) + "\n" for f in run.findings)

@@ -1,18 +1,23 @@
 """The JSON report. Laid out for people and diffs -- each top-level key, bundle and finding on
 a line of its own -- and written with the C encoder: ``json.dumps(indent=...)`` falls back to
 the pure-Python encoder, seconds for a whole catalog's report."""
+from __future__ import annotations
+
 import json
+from typing import Any, Iterator
+
+from .run import RunReport
 
 
-def _dumps(obj) -> str:
+def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-def chunks(report, findings, rules):
+def chunks(run: RunReport) -> Iterator[str]:
     """The report as pieces of text, a line at a time, for writing out without ever holding
     it as one string: a whole catalog's report is ~25 MB of text, and a single character
     outside Latin-1 makes Python store all of it at 2-4 bytes a character."""
-    items = list(report.items())
+    items = list(run.to_json().items())
     yield "{\n"
     for n, (key, value) in enumerate(items):
         end = ",\n" if n < len(items) - 1 else "\n"
@@ -30,5 +35,5 @@ def chunks(report, findings, rules):
     yield "}\n"
 
 
-def render(report, findings, rules) -> str:
-    return "".join(chunks(report, findings, rules))
+def render(run: RunReport) -> str:
+    return "".join(chunks(run))

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import json
 
+from typing import Any, Mapping
+
 from .. import INFORMATION_URI, TOOL_NAME, __version__
+from ..finding import Finding
 from .links import RULES_DOC, help_uri
+from .run import RunReport
 
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -18,7 +22,9 @@ def _sentence(s: str) -> str:
     return s if s.endswith((".", "!", "?")) else s + "."
 
 
-def render(report, findings, rules) -> str:
+def render(run: RunReport, rules: Mapping[str, Any]) -> str:
+    """The SARIF log of ``run``: every rule of ``rules`` (the registry) and of a finding."""
+    findings = run.findings
     used = sorted({f.rule for f in findings} | set(rules))
     index = {rid: i for i, rid in enumerate(used)}
     sarif_rules = []
@@ -38,7 +44,7 @@ def render(report, findings, rules) -> str:
         })
     results = []
     for f in findings:
-        res = {
+        res: dict[str, Any] = {
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
             "level": LEVEL.get(f.severity, "error"),
@@ -53,7 +59,7 @@ def render(report, findings, rules) -> str:
         }
         if getattr(f, "baseline_state", ""):  # against a base (checker/baseline.py): new, unchanged, updated
             res["baselineState"] = f.baseline_state
-        props = {}
+        props: dict[str, Any] = {}
         if f.ocp_versions:
             props["ocpVersions"] = list(f.ocp_versions)
         if f.bundle:
@@ -80,7 +86,7 @@ def render(report, findings, rules) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _message(f) -> dict:
+def _message(f: Finding) -> dict[str, str]:
     """The result's message: ``text`` the one-sentence message (what code scanning lists);
     ``markdown`` (SARIF 2.1.0 §3.11.4: the same message, formatted, for viewers that render
     it) adds the detail -- why it matters and the fix -- and the rule's page."""
@@ -107,7 +113,7 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/").lstrip("/"), safe="/-._~")
 
 
-def _artifact(path: str) -> dict:
+def _artifact(path: str) -> dict[str, str]:
     """A repository-relative path is relative to %SRCROOT%. A path outside the repository
     (absolute, or '../' as the user gave it) becomes an absolute file URI: a relative URI must
     not climb out of its base."""

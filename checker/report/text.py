@@ -18,16 +18,23 @@ from __future__ import annotations
 import os
 import re
 import textwrap
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
-from ..versions import release_ranges as _ranges
+from ..finding import Finding
+from ..versions import release_ranges
+from .run import BundleEntry, RunReport, Summary
 
 RESET, BOLD, DIM = "\033[0m", "\033[1m", "\033[2m"
 SEVERITY_COLOUR = {"error": "\033[1;31m", "warning": "\033[1;33m", "info": "\033[1;36m"}
 ANSI = re.compile(r"\033\[[0-9;]*m")
 
 
-def use_colour(mode: str, stream) -> bool:
+def _ranges(versions: Sequence[str], preview: Sequence[str] = ()) -> str:
+    """``versions.release_ranges``: '4.12-4.14, 4.16 (not GA)'."""
+    return release_ranges(list(versions), preview)
+
+
+def use_colour(mode: str, stream: Any) -> bool:
     """``--color auto|always|never``: auto is colour on a terminal, unless ``NO_COLOR`` is set
     to anything but the empty string (https://no-color.org) or ``TERM`` is ``dumb``; the
     command-line option wins over ``NO_COLOR``."""
@@ -53,16 +60,16 @@ class Paths:
     them, so that they open from where the command ran. A path the user typed outside that
     root is printed as typed already (``Reader.rel``), and an absolute path stays absolute."""
 
-    def __init__(self, base: str, typed: list = (), cwd: Optional[str] = None):
+    def __init__(self, base: str, typed: Sequence[str] = (), cwd: Optional[str] = None):
         self.base = os.path.abspath(base)
         self.cwd = os.path.abspath(cwd or os.getcwd())
         # what the user typed for paths outside ``base`` (Reader.rel prints those as typed)
-        self.typed = []
+        self.typed: list[str] = []
         for p in typed:
             r = os.path.relpath(os.path.abspath(p), self.base)
             if r == os.pardir or r.startswith(os.pardir + os.sep):
                 self.typed.append(p.replace(os.sep, "/").rstrip("/"))
-        self._memo: dict = {}
+        self._memo: dict[str, str] = {}
 
     def __call__(self, path: str) -> str:
         if self.base == self.cwd or not path or os.path.isabs(path):
@@ -94,7 +101,7 @@ def terminal_width(default: int = 100) -> int:
 
 
 class Style:
-    def __init__(self, colour: bool = False, explain: bool = False, path: Optional[Callable] = None,
+    def __init__(self, colour: bool = False, explain: bool = False, path: Optional[Callable[[str], str]] = None,
                  form: str = "full", width: Optional[int] = None):
         self.colour, self.explain = colour, explain
         self.path = path or (lambda p: p)
@@ -111,7 +118,7 @@ PLAIN = Style()
 _NUMBER = re.compile(r"(\d+)")
 
 
-def natural_key(path: str) -> tuple:
+def natural_key(path: str) -> tuple[tuple[tuple[int, int, str], ...], ...]:
     """Order of paths with version numbers as numbers: ``.../7.87.0/...`` before
     ``.../7.100.0/...`` (each run of digits compared as a number, the rest as text)."""
     out = []
@@ -120,24 +127,30 @@ def natural_key(path: str) -> tuple:
     return tuple(out)
 
 
-def render(report, findings, rules, style: Optional[Style] = None) -> str:
+def render(run: RunReport, style: Optional[Style] = None) -> str:
+    """The report: ``run``'s findings (all of them: the caller chooses what is shown), a line
+    per bundle, the summary, and the baseline's counts."""
     style = style or PLAIN
-    preview = report.get("ocp_not_ga") or ()
-    lines = finding_lines(findings, style, preview)
+    preview = run.ocp_not_ga
+    lines = finding_lines(run.findings, style, preview)
     if lines and style.form == "full":
         lines.append("")
-    for b in sorted(report["bundles"], key=lambda b: natural_key(b["path"])):
+    for b in sorted(run.bundles, key=lambda b: natural_key(b.path)):
         lines += _wrap(bundle_line(b, style, preview), style.width, "    ") if style.form == "full" else [bundle_line(b, style, preview)]
-    s = report["summary"]
-    lines.append(f"{s['bundles']} bundle(s) checked: {s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info")
-    bl = report.get("baseline")
+    lines.append(summary_line(run.summary))
+    bl = run.baseline
     if bl:  # --baseline / --changed-since / a pull request: against what, and how many each
-        lines.append(f"against {bl['ref'][:12]}: {bl['new']} new, {bl['updated']} updated, {bl['unchanged']} unchanged "
-                     f"(only new and updated findings fail the run), {bl['absent']} fixed")
+        lines.append(f"against {bl.ref[:12]}: {bl.new} new, {bl.updated} updated, {bl.unchanged} unchanged "
+                     f"(only new and updated findings fail the run), {bl.absent} fixed")
     return "\n".join(lines) + "\n"
 
 
-def finding_lines(findings, style: Style = PLAIN, preview=()) -> list:
+def summary_line(s: Summary) -> str:
+    """``N bundle(s) checked: E error(s), W warning(s), I info``."""
+    return f"{s.bundles} bundle(s) checked: {s.errors} error(s), {s.warnings} warning(s), {s.info} info"
+
+
+def finding_lines(findings: Sequence[Finding], style: Style = PLAIN, preview: Sequence[str] = ()) -> list[str]:
     """The findings' lines in ``style.form``: ``full`` groups them by file (in natural order,
     by line within a file), ``concise`` prints one line each (in the report's order)."""
     lines = []
@@ -147,7 +160,7 @@ def finding_lines(findings, style: Style = PLAIN, preview=()) -> list:
             if style.explain:
                 lines += explain_lines(f, style)
         return lines
-    by_file: dict = {}
+    by_file: dict[str, list[Finding]] = {}
     for f in findings:
         by_file.setdefault(f.path, []).append(f)
     for path in sorted(by_file, key=natural_key):
@@ -165,7 +178,7 @@ def finding_lines(findings, style: Style = PLAIN, preview=()) -> list:
     return lines
 
 
-def _full_lines(f, at: str, w_where: int, w_sev: int, style: Style, preview) -> list:
+def _full_lines(f: Finding, at: str, w_where: int, w_sev: int, style: Style, preview: Sequence[str]) -> list[str]:
     """``  line:col  severity  message  rule-id [OCP ...]``, wrapped at ``style.width`` with
     the continuation under the message; words are never broken, so nothing is cut."""
     ocp = f"[OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions and not _named(f) else ""
@@ -186,7 +199,7 @@ def _full_lines(f, at: str, w_where: int, w_sev: int, style: Style, preview) -> 
     return [shown_head + out[0]] + [indent + l for l in out[1:]]
 
 
-def _fill(tokens: list, room: int) -> list:
+def _fill(tokens: list[tuple[str, str]], room: int) -> list[str]:
     """Lines of ``(word, separator before it)`` tokens, each at most ``room`` columns where
     the words allow (a longer word stays whole on its own line; colour codes do not count)."""
     room = max(30, room)
@@ -204,7 +217,7 @@ def _fill(tokens: list, room: int) -> list:
     return out
 
 
-def _wrap(text: str, width: int, indent: str) -> list:
+def _wrap(text: str, width: int, indent: str) -> list[str]:
     """``text`` in lines of at most ``width`` columns where words allow (a word longer than
     the line stays whole), continuation lines after ``indent``."""
     lines = textwrap.wrap(text, width=max(30, width), subsequent_indent=indent, break_long_words=False,
@@ -212,16 +225,16 @@ def _wrap(text: str, width: int, indent: str) -> list:
     return lines or [text]
 
 
-def bundle_line(b: dict, style: Style = PLAIN, preview=()) -> str:
-    label = b["ocp_label"] if b["ocp_label"] is not None else "(no com.redhat.openshift.versions)"
-    pub = _ranges(b["ocp_versions"], preview) or "none"
-    inst = _ranges(b["ocp_installable"], preview) or "none"
-    who = b["csv"] or b["package"] or "?"
-    return (f"bundle {style.path(b['path'])}: {who}; label {label}; published to OCP {pub}; "
+def bundle_line(b: BundleEntry, style: Style = PLAIN, preview: Sequence[str] = ()) -> str:
+    label = b.ocp_label if b.ocp_label is not None else "(no com.redhat.openshift.versions)"
+    pub = _ranges(b.ocp_versions, preview) or "none"
+    inst = _ranges(b.ocp_installable, preview) or "none"
+    who = b.csv or b.package or "?"
+    return (f"bundle {style.path(b.path)}: {who}; label {label}; published to OCP {pub}; "
             f"minKubeVersion allows {inst}")
 
 
-def finding_line(f, style: Style = PLAIN, preview=()) -> str:
+def finding_line(f: Finding, style: Style = PLAIN, preview: Sequence[str] = ()) -> str:
     """One finding: ``path:line:col: severity rule-id message [OCP releases]``; the releases
     are left out of the line when the message names them already (``--explain`` prints them)."""
     ocp = f" [OCP {_ranges(f.ocp_versions, preview)}]" if f.ocp_versions and not _named(f) else ""
@@ -233,7 +246,7 @@ def finding_line(f, style: Style = PLAIN, preview=()) -> str:
     return f"{style.paint(where, BOLD)} {sev} {style.paint(f.rule, DIM)} {f.message}{style.paint(ocp + state, DIM)}"
 
 
-def explain_lines(f, style: Style = PLAIN, indent: str = "    ") -> list:
+def explain_lines(f: Finding, style: Style = PLAIN, indent: str = "    ") -> list[str]:
     """``--explain``: the finding's detail (why, and the fix), its one-line fix when it has one,
     and its rule's page, indented beneath the finding."""
     from .links import help_uri
@@ -252,7 +265,7 @@ def explain_lines(f, style: Style = PLAIN, indent: str = "    ") -> list:
     return out
 
 
-def _named(f) -> bool:
+def _named(f: Finding) -> bool:
     """True when the finding's message names exactly its releases already ('... on OpenShift
     4.14-4.22')."""
     return _ranges(f.ocp_versions) in f.message

@@ -8,9 +8,11 @@ kept once, as the unsharded run's settling does.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import TOOL_NAME
 from ..finding import Finding
-from ..report import build
+from ..report.run import BundleEntry, RunReport
 
 
 class MergeError(Exception):
@@ -22,8 +24,14 @@ def bundle_order(path: str) -> tuple:
     return tuple(path.split("/"))
 
 
-def merge_reports(reports: list) -> tuple:  # noqa: C901
-    """``reports``: [(name, parsed JSON report)]. Returns (report, findings)."""
+def merge_reports(reports: list) -> tuple:
+    """``reports``: [(name, parsed JSON report)]. Returns (the merged JSON report, its findings)."""
+    run = merged(reports)
+    return run.to_json(), list(run.findings)
+
+
+def merged(reports: list) -> RunReport:  # noqa: C901
+    """``reports``: [(name, parsed JSON report)]. Returns the merged report."""
     version = None
     shards: dict = {}
     count = None
@@ -71,12 +79,10 @@ def merge_reports(reports: list) -> tuple:  # noqa: C901
         if len(shards) != len(reports):
             raise MergeError("some reports are shards and some are not; merge the shards of one run")
     findings.sort(key=Finding.sort_key)
-    ordered = [bundles[p] for p in sorted(bundles, key=lambda p: bundle_order(p or ""))]
+    ordered = [BundleEntry.from_json(bundles[p]) for p in sorted(bundles, key=lambda p: bundle_order(p or ""))]
 
     def release_key(v: str) -> tuple:
         return tuple(int(x) if x.isdigit() else 0 for x in v.split("."))
 
-    report = build(ordered, findings, sorted(preview, key=release_key))
-    if version is not None:
-        report["tool"]["version"] = version
-    return report, findings
+    report = RunReport.build(ordered, findings, sorted(preview, key=release_key))
+    return replace(report, tool_version=version) if version is not None else report

@@ -164,7 +164,7 @@ _REPORTED = ("rel", "checked", "operator", "version_dir", "package", "mediatype"
 
 
 def _light(res: BundleResult) -> BundleResult:
-    """``res`` with only the facts the report reads (``report.facts_entry``), for a bundle of
+    """``res`` with only the facts the report reads (``report.run.BundleEntry.of_facts``), for a bundle of
     an operator whose repository rules have run: its CRDs, upgrade edges and positions are
     two thirds of what the parent would otherwise hold for a catalog (58 of 88 MB on
     community-operators-prod). A new object: a task being sent to a worker may hold the old."""
