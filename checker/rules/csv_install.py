@@ -358,7 +358,7 @@ def _descriptors(rule_id, sf, entry: Mapping, what: str):
             if len(pathless) == 1:
                 message = f"{one} {n}{label} of {what} has {'no' if v is None else 'an empty'} path"
             else:  # one finding per list: a generator's slip repeats it (633 in one community CSV)
-                message = f"{len(pathless)} of the {len(items)} {key} of {what} have no path or an empty one, the first {one} {n}{label}"
+                message = f"{len(pathless)} {key} of {what} have no path (the first: {n}{label})"
             yield finding(rule_id, sf, item, message, kind="descriptor-path", line=item.line + base, detail=(
                 "The ClusterServiceVersion CRD's schema and the CSV documentation require a path, the field of "
                 f"the custom resource's {'status' if key.startswith('status') else 'spec'} a descriptor describes (e.g. "
