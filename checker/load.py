@@ -20,8 +20,9 @@ from . import yamlload
 from .fastyaml import parse_fast
 from .yamlload import Limits, Problem, decode, parse
 
-# Keys whose values no rule reads: parsed and checked, but not built into nodes. CRD schemas
-# are most of a catalog's bytes; a CSV's UI descriptors are a quarter of its lines.
+# Keys whose values no rule reads as nodes: parsed and checked, but not built into nodes. CRD
+# schemas are most of a catalog's bytes; a CSV's UI descriptors are a quarter of its lines (the
+# rules that look into them read their text: alm-examples-schema, and owned-crd-fields' paths).
 SKIP_KEYS = frozenset({"openAPIV3Schema", "specDescriptors", "statusDescriptors", "actionDescriptors"})
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 

@@ -13,8 +13,12 @@ than one declaration, an empty value, an unparsable value or one with a patch/pr
 part is *invalid* and blocks; a valid max below the next minor release blocks; no max does
 not block. 4.23 and 5.0 are one release (``normalizeOCPVersion``): a 4.22 cluster's next
 release is 4.23 = 5.0, a 4.23 cluster's is 5.1. The message is ``skews.String()``, hard-coded
-since January 2026 (commit 73a22057) to "ClusterServiceVersions blocking minor version upgrades
-to 4.23 or major version upgrades to 5.0:" and one "- ..." line per blocking CSV.
+since January 2026 (commit 73a22057, kept by 1bf19cc9 of 2026-04-03) to "ClusterServiceVersions
+blocking minor version upgrades to 4.23 or major version upgrades to 5.0:" and one "- ..." line per
+blocking CSV (from October 2024, 27ced56d, to then: "ClusterServiceVersions blocking minor version
+upgrades to <next> or higher:"; before it: "ClusterServiceVersions blocking cluster upgrade: "
+with the lines joined by commas). Upgradeable=True carries no message (``setUpgradeable`` in
+openshift/clusteroperator_controller.go).
 """
 from __future__ import annotations
 
@@ -164,7 +168,9 @@ def evaluate(verdicts: list, cluster: tuple) -> dict:
         today["message"] = ("ClusterServiceVersions blocking minor version upgrades to 4.23 or major version upgrades to 5.0:\n"
                             + "\n".join(parts))
     else:
-        today["message"] = "Safe to upgrade"
+        # setUpgradeable (openshift/clusteroperator_controller.go) leaves Upgradeable=True without a
+        # message; "Safe to upgrade" is the packageserver ClusterOperator's (operatorstatus/csv_reporter.go)
+        today["message"] = ""
     # the enhancement's proposed view: no/invalid max = indeterminate
     non_up = [v for v in verdicts if not v.error and v.max is not None and normalize(v.max) < nxt]
     indet = [v for v in verdicts if v.error or v.max is None]
@@ -231,7 +237,7 @@ def cmd_upgradeable(args) -> int:
         t = res["today"]
         print(f"OpenShift {res['cluster_version']} -> {res['next_minor']}: "
               f"{'Upgradeable' if t['upgradeable'] else 'Not Upgradeable (IncompatibleOperatorsInstalled)'}")
-        print("  OLM today: " + t["message"].replace("\n", "\n    "))
+        print("  OLM today: " + (t["message"].replace("\n", "\n    ") if t["message"] else "Upgradeable=True, without a message"))
         print(f"  proposed (max-OpenShift-version enhancement): {res['proposed']['status']}: {res['proposed']['message']}")
         for c in res["csvs"]:
             state = (f"invalid: {c['invalid']}" if c["invalid"]

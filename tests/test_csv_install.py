@@ -136,3 +136,75 @@ def test_owned_crd_entries_per_version_are_told_apart(copy_fixture):
     assert "(version v1alpha1)" in got[0].message and "(version v1)" in got[1].message
     assert len({f.message for f in got}) == 2
     assert all("Add displayName and description." in f.detail for f in got)
+
+
+# ---- descriptors: the loader skips them (load.SKIP_KEYS); the rule reads their text
+
+_DESCRIPTOR_LISTS = [
+    # (the YAML of one owned entry's descriptor lists, at the indentation of the entry's keys)
+    "specDescriptors:\n- path: size\n  displayName: Size\n- displayName: Limits\n  path: 'resources.limits' # c\n",
+    "specDescriptors:\n  - description: no path\n    x-descriptors:\n      - urn:alm:descriptor:com.tectonic.ui:podCount\n  - path: size\n",
+    "specDescriptors:\n- path: 5\n- path: yes\n- path: ~\n- path:\n- path: ''\n- path: \"\"\n- path: ok\n",
+    "statusDescriptors:\n- just a string\n- - nested\n-\n  path: alone\n- path: a\n  path: b\n",
+    "actionDescriptors: [{path: a}, {displayName: b}, c]\n",
+    'actionDescriptors: [{"path": "a"}, {"displayName": "b", "path": ""}]\n',
+    "specDescriptors:\n-   path: wide\n    displayName: Wide\n-   displayName: none\n",
+    "specDescriptors: not a list\nstatusDescriptors: {path: a}\n",
+    "specDescriptors:\n- description: |\n    path: not a key\n  displayName: Block\n- path: x\n",
+    "specDescriptors:\r\n- path: crlf\r\n  displayName: CRLF\r\n- displayName: none\r\n",
+]
+
+
+def _csv_text(lists: str) -> str:
+    body = "".join("        " + line + "\n" if line.strip() else "\n" for line in lists.replace("\r\n", "\n").split("\n")[:-1])
+    return ("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: x.v1.0.0\nspec:\n"
+            "  customresourcedefinitions:\n    owned:\n      - name: widgets.example.com\n        version: v1\n        kind: Widget\n"
+            + body)
+
+
+def _descriptor_findings(path, skip_keys):
+    from checker.load import Reader
+    from checker.rules.csv_install import _descriptors
+
+    reader = Reader(os.path.dirname(path), os.path.dirname(path), skip_keys=skip_keys)
+    sf = reader.yaml_file(path)
+    assert sf.readable
+    entry = sf.documents[0].get("spec").get("customresourcedefinitions").get("owned").items[0]
+    return [(f.message, f.line, f.column, f.kind) for f in _descriptors("owned-crd-fields", sf, entry, "the entry")]
+
+
+def test_descriptors_read_from_text_as_from_nodes(tmp_path):
+    # the text look (and the parse of a list that fails it) finds what the built nodes show,
+    # at the same positions, for every layout; each case but the first has a finding
+    from checker.load import SKIP_KEYS
+
+    for i, lists in enumerate(_DESCRIPTOR_LISTS):
+        path = str(tmp_path / f"csv{i}.yaml")
+        text = _csv_text(lists)
+        if "\r" in lists:
+            text = text.replace("\n", "\r\n")
+        with open(path, "w", newline="") as fh:
+            fh.write(text)
+        skipped = _descriptor_findings(path, SKIP_KEYS)
+        built = _descriptor_findings(path, frozenset({"openAPIV3Schema"}))
+        assert skipped == built, (lists, skipped, built)
+        assert built or i == 0, lists  # the first is clean
+
+
+def test_descriptors_clean_lists_take_no_parse(tmp_path, monkeypatch):
+    # a list whose every item has a string path is answered by the text look alone
+    from checker.load import SKIP_KEYS
+    from checker.rules import csv_install
+
+    calls = []
+    real = csv_install._parse_list
+    monkeypatch.setattr(csv_install, "_parse_list", lambda src: calls.append(src) or real(src))
+    path = str(tmp_path / "csv.yaml")
+    with open(path, "w") as fh:
+        fh.write(_csv_text(_DESCRIPTOR_LISTS[0] + "statusDescriptors:\n  - path: phase\n    x-descriptors:\n"
+                           "      - 'urn:alm:descriptor:io.kubernetes.phase'\n"))
+    assert _descriptor_findings(path, SKIP_KEYS) == []
+    assert calls == []
+    with open(path, "w") as fh:
+        fh.write(_csv_text(_DESCRIPTOR_LISTS[1]))
+    assert len(_descriptor_findings(path, SKIP_KEYS)) == 1 and len(calls) == 1

@@ -22,6 +22,9 @@ def verdict(cluster, *paths):
 def test_all_compatible_is_ready_for_upgrade():
     rc, v = verdict("4.15", UP)
     assert rc == 0 and v["today"]["upgradeable"] is True
+    # OLM's setUpgradeable (openshift/clusteroperator_controller.go) sets Upgradeable=True with no
+    # message ("Safe to upgrade" is the packageserver ClusterOperator's csv_reporter.go)
+    assert v["today"]["message"] == "" and "reason" not in v["today"]
     assert v["proposed"] == {"status": "Upgradeable", "message": "Ready for upgrade"}
 
 
@@ -33,6 +36,8 @@ def test_no_max_is_indeterminate_in_the_proposed_view_only():
 
 
 def test_max_at_cluster_version_blocks_with_olms_message():
+    # skews.String() in operator-lifecycle-manager pkg/controller/operators/openshift/helpers.go
+    # (hard-coded by 73a22057 of 2026-01-26, kept by 1bf19cc9 of 2026-04-03; HEAD 992bb097)
     rc, v = verdict("4.16", UP, NONE)
     assert rc == 1 and v["today"]["upgradeable"] is False
     assert v["today"]["reason"] == "IncompatibleOperatorsInstalled"

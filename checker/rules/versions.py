@@ -344,8 +344,9 @@ define("max-ocp-version-ignored", "error", "maxOpenShiftVersion is declared wher
     What: maxOpenShiftVersion set as a CSV annotation `operators.coreos.com/maxOpenShiftVersion`
     (the spelling of the enhancement proposals, never shipped), as a key in
     metadata/annotations.yaml, as a Dockerfile LABEL, or as a property type in
-    metadata/properties.yaml other than `olm.maxOpenShiftVersion` (seed 001's
-    `operators.coreos.com/maxOpenShiftVersion`).
+    metadata/properties.yaml, or of an `olm.bundle` in a file-based catalog (catalogs/), other
+    than `olm.maxOpenShiftVersion` (seed 001's `operators.coreos.com/maxOpenShiftVersion`, which
+    its declarative index example writes per bundle).
 
     Why: OLM reads it only from the `olm.maxOpenShiftVersion` property
     (`MaxOpenShiftVersionProperty` in OLM's pkg/controller/operators/openshift/helpers.go; seed

@@ -36,7 +36,7 @@ import re
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import vkey
-from .. import default_detail, define, finding, refusal
+from .. import check, default_detail, define, finding, refusal
 from ..lib.catalog import SemverError, checked_operators, parse as parse_semver, parse_range
 
 RULE = define("fbc-schema", "A file-based catalog blob breaks the rules opm validate enforces", __doc__, category="catalog", refused_by=[
@@ -411,3 +411,42 @@ def _cycle_from(start, replaces):
     if cur is None:
         return []
     return order[seen[cur]:] + [cur]
+
+
+# ---------------------------------------------------------------------------------------
+# max-ocp-version-ignored in file-based catalogs (seed 001's declarative index key)
+
+@check("repo")
+def fbc_max_ocp_version_ignored(repo, ctx):
+    """An olm.bundle property whose type names maxOpenShiftVersion but is not
+    olm.maxOpenShiftVersion (seed 001 writes operators.coreos.com/maxOpenShiftVersion in its
+    declarative index): OLM's resolver copies the bundle's properties into the installed CSV's
+    operatorframework.io/properties annotation, and openshift/helpers.go reads only
+    olm.maxOpenShiftVersion from it, so cluster upgrades are not blocked."""
+    fbc = repo.fbc
+    for name in sorted(checked_operators(repo)):
+        oc = fbc.get(name)
+        if oc is None:
+            continue
+        for ocp in sorted(oc.catalogs, key=vkey):
+            cat = oc.catalogs[ocp]
+            if cat.missing or not cat.readable:
+                continue
+            for blob in cat.blobs:
+                if blob.schema != "olm.bundle":
+                    continue
+                w = _Blob(blob)
+                for p in _items(w.node("properties")) or []:
+                    tn = _get(p, "type")
+                    t = _val(tn)
+                    if isinstance(t, str) and t != "olm.maxOpenShiftVersion" and "maxopenshiftversion" in t.lower():
+                        v = _val(_get(p, "value"))
+                        at = tn if isinstance(tn, Scalar) else None
+                        yield finding("max-ocp-version-ignored", cat.rel, None,
+                                      f"the property type '{t[:80]}' has no effect, so cluster upgrades are NOT blocked",
+                                      detail=f"A property of bundle '{str(_val(w.node('name')))[:80]}'. OLM's resolver copies a bundle's catalog properties into the installed CSV's "
+                                      "operatorframework.io/properties annotation, and reads maxOpenShiftVersion from there only "
+                                      "as a property of type olm.maxOpenShiftVersion (pkg/controller/operators/openshift/helpers.go, "
+                                      "MaxOpenShiftVersionProperty); seed 001's operators.coreos.com/maxOpenShiftVersion is not what "
+                                      f"OLM implemented. Write type: olm.maxOpenShiftVersion, value: \"{v if isinstance(v, str) else '4.x'}\".",
+                                      ocp=[cat.ocp], line=at.line if at else blob.pos.line, column=at.col if at else blob.pos.column)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...finding import clip as _clip
-from ...nodes import Mapping, Node, Scalar, Sequence
+from ...nodes import Mapping, Node, Scalar, Sequence, Skipped
 
 
 def mapping(node: Any) -> Optional[Mapping]:
@@ -82,3 +82,15 @@ def lacking(node, key: str) -> str:
     if isinstance(node, Scalar) and (node.value is None or (isinstance(node.value, str) and not node.value.strip())):
         return f"an empty {key}"
     return f"{key} as {node.type_name()} ({show(node)}) instead of a string" if isinstance(node, Scalar) else f"{key} as {node.type_name()} instead of a string"
+
+
+def shape(node: Any) -> str:
+    """"mapping", "sequence" or "scalar": what a node is, built or skipped by the loader (a
+    skipped subtree knows its shape, not its contents)."""
+    if isinstance(node, Skipped):
+        return node.shape
+    if isinstance(node, Mapping):
+        return "mapping"
+    if isinstance(node, Sequence):
+        return "sequence"
+    return "scalar"
