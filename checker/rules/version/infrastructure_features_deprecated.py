@@ -27,7 +27,8 @@ from .. import define, finding
 from ..lib.csv import data
 from ..lib.versions_common import installable_releases, rels
 
-RULE = define('infrastructure-features-deprecated', 'operators.openshift.io/infrastructure-features is deprecated (warning without the newer annotations, info beside them)', __doc__, category="version", mixed=True)
+RULE = define("infrastructure-features-deprecated", "operators.openshift.io/infrastructure-features is deprecated (warning without the newer annotations, info beside them)",
+              __doc__, category="version", mixed=True)
 
 
 @RULE.check

@@ -16,8 +16,9 @@ from ...versions import clip, vstr
 from .. import define, refusal
 from ..lib.versions_common import OLM_MAX
 
-RULE = define('max-ocp-version-ambiguous', 'olm.maxOpenShiftVersion is declared more than once', __doc__, category="version", refused_by=[
-    refusal('cluster-upgrade', 'OLM refuses more than one olm.maxOpenShiftVersion ("defining more than one ... is not allowed") and marks the cluster not upgradeable',
+RULE = define("max-ocp-version-ambiguous", "olm.maxOpenShiftVersion is declared more than once", __doc__, category="version", refused_by=[
+    refusal("cluster-upgrade", "OLM refuses more than one olm.maxOpenShiftVersion (\"defining more than one ... is not allowed\") and "
+            "marks the cluster not upgradeable",
             OLM_MAX),
 ])
 

@@ -27,8 +27,10 @@ from ...versions import MAX_TYPE, clip
 from .. import define, refusal
 from ..lib.versions_common import OLM_MAX
 
-RULE = define('max-ocp-version-ignored', 'maxOpenShiftVersion is declared where OLM never reads it', __doc__, category="version", refused_by=[
-    refusal('cluster-upgrade', 'OLM reads the limit only from the olm.maxOpenShiftVersion property: declared anywhere else it does not stop clusters from upgrading past it, into releases the bundle says it cannot run on',
+RULE = define("max-ocp-version-ignored", "maxOpenShiftVersion is declared where OLM never reads it",
+              __doc__, category="version", refused_by=[
+    refusal("cluster-upgrade", "OLM reads the limit only from the olm.maxOpenShiftVersion property: declared anywhere else it does "
+            "not stop clusters from upgrading past it, into releases the bundle says it cannot run on",
             OLM_MAX),
 ])
 

@@ -27,12 +27,15 @@ from ...versions import LABEL_KEY, clip, parse_min_kube
 from .. import define, refusal
 from ..lib.versions_common import CI_BUNDLE_CHECKS, OLM_MAX, OLM_REQUIREMENTS, min_kube_place, rels, uncertain, uncertain_note
 
-RULE = define('min-kube-version-range', 'minKubeVersion excludes releases the bundle is published to', __doc__, category="version", mixed=True, refused_by=[
-    refusal('olm-install', 'on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements ("CSV version requirement not met")',
+RULE = define("min-kube-version-range", "minKubeVersion excludes releases the bundle is published to",
+              __doc__, category="version", mixed=True, refused_by=[
+    refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements (\"CSV version "
+            "requirement not met\")",
             OLM_REQUIREMENTS),
-    refusal('catalog-ci', 'check_api_version_constraints fails a range with releases whose Kubernetes is below minKubeVersion',
+    refusal("catalog-ci", "check_api_version_constraints fails a range with releases whose Kubernetes is below minKubeVersion",
             CI_BUNDLE_CHECKS),
-    refusal('cluster-upgrade', 'with minKubeVersion above the Kubernetes of maxOpenShiftVersion, every release the bundle installs on is above its max: OLM marks a cluster that installs it not upgradeable at once',
+    refusal("cluster-upgrade", "with minKubeVersion above the Kubernetes of maxOpenShiftVersion, every release the bundle installs "
+            "on is above its max: OLM marks a cluster that installs it not upgradeable at once",
             OLM_MAX),
 ])
 

@@ -24,8 +24,10 @@ from .. import define, refusal
 from ..lib.fixes import fix_value
 from ..lib.versions_common import OLM_REQUIREMENTS, min_kube_place
 
-RULE = define('min-kube-version-syntax', 'spec.minKubeVersion is not a strict major.minor.patch version', __doc__, category="version", refused_by=[
-    refusal('olm-install', 'OLM parses minKubeVersion as a strict major.minor.patch version; anything else fails the CSV\'s requirements with "CSV version parsing error"',
+RULE = define("min-kube-version-syntax", "spec.minKubeVersion is not a strict major.minor.patch version",
+              __doc__, category="version", refused_by=[
+    refusal("olm-install", "OLM parses minKubeVersion as a strict major.minor.patch version; anything else fails the CSV's "
+            "requirements with \"CSV version parsing error\"",
             OLM_REQUIREMENTS),
 ])
 

@@ -22,7 +22,8 @@ from ...versions import LABEL_KEY
 from .. import define
 from ..lib.versions_common import fbc_operator, rels
 
-RULE = define('no-version-constraints', 'The bundle declares no OpenShift or Kubernetes version constraints', __doc__, category="version", supersedes=('ocp-versions-missing',))
+RULE = define("no-version-constraints", "The bundle declares no OpenShift or Kubernetes version constraints",
+              __doc__, category="version", supersedes=("ocp-versions-missing",))
 
 
 @RULE.check

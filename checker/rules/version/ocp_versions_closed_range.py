@@ -19,8 +19,10 @@ from ...versions import LABEL_KEY, clip, vkey, vstr
 from .. import define, refusal
 from ..lib.versions_common import CI_INDICES, fbc_operator, rels
 
-RULE = define('ocp-versions-closed-range', 'The range ends before the newest OpenShift release, or names no release still built', __doc__, category="version", refused_by=[
-    refusal('catalog-ci', 'the pipeline\'s release lookup keeps the label\'s releases that are still supported and fails the pull request when none is ("No supported indices found")',
+RULE = define("ocp-versions-closed-range", "The range ends before the newest OpenShift release, or names no release still built",
+              __doc__, category="version", refused_by=[
+    refusal("catalog-ci", "the pipeline's release lookup keeps the label's releases that are still supported and fails the pull"
+            " request when none is (\"No supported indices found\")",
             CI_INDICES),
 ])
 

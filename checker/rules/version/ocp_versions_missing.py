@@ -27,12 +27,16 @@ from ...versions import LABEL_KEY, vkey
 from .. import define, refusal
 from ..lib.versions_common import CI_BUNDLE_CHECKS, CI_INDICES, OLM_REQUIREMENTS, fbc_operator, rels
 
-RULE = define('ocp-versions-missing', 'No com.redhat.openshift.versions: the bundle goes to every catalog', __doc__, category="version", mixed=True, refused_by=[
-    refusal('catalog-ci', 'check_api_version_constraints fails a bundle that sets minKubeVersion without com.redhat.openshift.versions',
+RULE = define("ocp-versions-missing", "No com.redhat.openshift.versions: the bundle goes to every catalog",
+              __doc__, category="version", mixed=True, refused_by=[
+    refusal("catalog-ci", "check_api_version_constraints fails a bundle that sets minKubeVersion without "
+            "com.redhat.openshift.versions",
             CI_BUNDLE_CHECKS),
-    refusal('olm-install', 'on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements ("CSV version requirement not met")',
+    refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements (\"CSV version "
+            "requirement not met\")",
             OLM_REQUIREMENTS),
-    refusal('certification', 'the certified pipeline fails a bundle without com.redhat.openshift.versions ("annotation not defined"; only community operators may leave it out)',
+    refusal("certification", "the certified pipeline fails a bundle without com.redhat.openshift.versions (\"annotation not "
+            "defined\"; only community operators may leave it out)",
             CI_INDICES),
 ])
 

@@ -22,7 +22,8 @@ from ...versions import LABEL_KEY
 from .. import define
 from ..lib.fixes import fix_value
 
-RULE = define('ocp-versions-style', 'com.redhat.openshift.versions is accepted but not in the documented form', __doc__, category="version")
+RULE = define("ocp-versions-style", "com.redhat.openshift.versions is accepted but not in the documented form",
+              __doc__, category="version")
 
 
 @RULE.check

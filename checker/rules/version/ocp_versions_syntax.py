@@ -29,10 +29,11 @@ from .. import define, refusal
 from ..lib.fixes import fix_value
 from ..lib.versions_common import CI_INDICES, OCP_VERSIONS_DOC
 
-RULE = define('ocp-versions-syntax', 'com.redhat.openshift.versions is not a valid range', __doc__, category="version", refused_by=[
-    refusal('catalog-ci', "the pipeline's get-supported-versions step asks for the catalogs of the range; a value it cannot read fails the step or names no catalog, so the bundle is published nowhere",
+RULE = define("ocp-versions-syntax", "com.redhat.openshift.versions is not a valid range", __doc__, category="version", refused_by=[
+    refusal("catalog-ci", "the pipeline's get-supported-versions step asks for the catalogs of the range; a value it cannot "
+            "read fails the step or names no catalog, so the bundle is published nowhere",
             CI_INDICES),
-    refusal('certification', "Red Hat's documented grammar for the range; other forms are not supported",
+    refusal("certification", "Red Hat's documented grammar for the range; other forms are not supported",
             OCP_VERSIONS_DOC),
 ])
 

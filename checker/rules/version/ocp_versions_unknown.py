@@ -16,7 +16,8 @@ from ...model import Bundle
 from ...versions import LABEL_KEY, label_unknown
 from .. import define
 
-RULE = define('ocp-versions-unknown', 'The range names OpenShift releases olm-check does not know', __doc__, category="version")
+RULE = define("ocp-versions-unknown", "The range names OpenShift releases olm-check does not know",
+              __doc__, category="version")
 
 
 @RULE.check

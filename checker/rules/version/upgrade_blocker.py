@@ -14,7 +14,7 @@ from ...versions import vkey
 from .. import define
 from ..lib.versions_common import max_first_decl, rels
 
-RULE = define('upgrade-blocker', 'maxOpenShiftVersion blocks cluster upgrades', __doc__, category="version")
+RULE = define("upgrade-blocker", "maxOpenShiftVersion blocks cluster upgrades", __doc__, category="version")
 
 
 @RULE.check
