@@ -23,19 +23,13 @@ DATA = os.path.join(os.path.dirname(__file__), "data")
 Ver = tuple  # (major, minor)
 
 
-class Said(str):
-    """A finding's text: the string is the message (one sentence, what is wrong), ``detail``
-    the why and the fix. A plain ``str`` everywhere else (a truthy error, a test's ``in``)."""
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with a parsed value, as a finding says it: ``message`` (one sentence, what
+    is wrong) and ``detail`` (the why and the fix)."""
 
-    detail: str
-
-    def __new__(cls, message: str, detail: str = ""):
-        self = super().__new__(cls, message)
-        self.detail = detail
-        return self
-
-    def __reduce__(self):
-        return (Said, (str(self), self.detail))
+    message: str
+    detail: str = ""
 
 
 def vkey(s: str) -> Ver:
@@ -253,8 +247,8 @@ class LabelRange:
     lower: Optional[Ver] = None
     upper: Optional[Ver] = None  # None: open-ended
     exact: bool = False
-    error: Optional[str] = None  # ocp-versions-syntax message
-    style: list = field(default_factory=list)  # ocp-versions-style messages
+    error: Optional[Problem] = None  # ocp-versions-syntax's message and detail
+    style: list = field(default_factory=list)  # ocp-versions-style's (Problem entries)
     canonical: Optional[str] = None
 
     @property
@@ -279,24 +273,24 @@ def parse_label(value, raw: Optional[str] = None) -> LabelRange:  # noqa: C901
     shown = raw if raw is not None else str(value)
     if not isinstance(value, str):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return LabelRange(shown, error=Said(
+            return LabelRange(shown, error=Problem(
                 f"'{clip(shown)}' is not quoted, so YAML reads it as the number {value!s}"
                 + (f" (not {clip(shown)})" if str(value) != shown else ""),
                 f"Catalog tooling cannot read a number as a version. Quote it and add the 'v': \"v{shown}\"."))
-        return LabelRange(shown, error=Said(f"the value is {'empty' if value is None else 'not a string'}",
+        return LabelRange(shown, error=Problem(f"the value is {'empty' if value is None else 'not a string'}",
                                             f"It must be a string such as {ACCEPTED_FORMS}."))
     s = value
     if s == "":
-        return LabelRange(s, error=Said("the value is empty", f"Write one of the accepted forms: {ACCEPTED_FORMS}."))
+        return LabelRange(s, error=Problem("the value is empty", f"Write one of the accepted forms: {ACCEPTED_FORMS}."))
     if s != s.strip() or re.search(r"\s", s):
-        return LabelRange(s, error=Said(f"'{clip(s)}' contains spaces, which catalog tooling rejects",
+        return LabelRange(s, error=Problem(f"'{clip(s)}' contains spaces, which catalog tooling rejects",
                                         f"Write it without spaces, e.g. '{_nospace(s)}'."))
     if "," in s:
         if s in ("v4.5,v4.6", "v4.6,v4.5"):
             return LabelRange(s, lower=(4, 5), canonical="v4.5", style=[
-                Said(f"'{s}' is the legacy comma form, meaning 4.5 and later",
+                Problem(f"'{s}' is the legacy comma form, meaning 4.5 and later",
                      "It is accepted only as 'v4.5,v4.6'; write \"v4.5\".")])
-        return LabelRange(s, error=Said(f"'{clip(s)}' is a comma list, accepted only as the legacy 'v4.5,v4.6'",
+        return LabelRange(s, error=Problem(f"'{clip(s)}' is a comma list, accepted only as the legacy 'v4.5,v4.6'",
                                         f"Any other list keeps the bundle out of every catalog. Use a range instead: {ACCEPTED_FORMS}."))
     out = LabelRange(s)
     m = _EXACT.fullmatch(s)
@@ -316,16 +310,16 @@ def parse_label(value, raw: Optional[str] = None) -> LabelRange:  # noqa: C901
                 out.lower = (int(m.group(2)), int(m.group(3)))
                 vs = [m.group(1)]
             else:
-                out.error = Said(f"'{clip(s)}' is not a valid OpenShift version range", f"Accepted forms: {ACCEPTED_FORMS}.")
+                out.error = Problem(f"'{clip(s)}' is not a valid OpenShift version range", f"Accepted forms: {ACCEPTED_FORMS}.")
                 if s.startswith("=") and "-" in s:
-                    out.error = Said(f"'{clip(s)}' combines '=' (this release only) with a range",
+                    out.error = Problem(f"'{clip(s)}' combines '=' (this release only) with a range",
                                      f"Write '{s[1:]}' for a range or '{s.split('-')[0]}' for one release.")
                 elif s.endswith("-"):
-                    out.error = Said(f"'{clip(s)}' has no upper bound after '-'",
+                    out.error = Problem(f"'{clip(s)}' has no upper bound after '-'",
                                      f"Write '{s[:-1]}' for that release and every later one, or give the upper bound.")
                 return out
     if "V" in vs:
-        out.error = Said(f"'{s}' uses a capital 'V', which catalog tooling does not accept", f"Write '{s.replace('V', 'v')}'.")
+        out.error = Problem(f"'{s}' uses a capital 'V', which catalog tooling does not accept", f"Write '{s.replace('V', 'v')}'.")
         return out
     # another name of a release is that release: 'v4.20-v4.23' ends at 5.0 (OLM's normalizeOCPVersion);
     # the canonical spelling keeps the numbers as written
@@ -333,15 +327,15 @@ def parse_label(value, raw: Optional[str] = None) -> LabelRange:  # noqa: C901
     out.lower = norm(out.lower) if out.lower is not None else None
     out.upper = norm(out.upper) if out.upper is not None else None
     if out.upper is not None and out.lower is not None and out.lower > out.upper:
-        out.error = Said(f"'{s}' is empty: the lower bound {vstr(out.lower)} is above the upper bound {vstr(out.upper)}",
+        out.error = Problem(f"'{s}' is empty: the lower bound {vstr(out.lower)} is above the upper bound {vstr(out.upper)}",
                          f"Swap them: 'v{vstr(out.upper)}-v{vstr(out.lower)}'.")
         return out
     out.canonical = canon
     if None in vs:
-        out.style.append(Said(f"'{s}' lacks the 'v' the documented form has before each version",
+        out.style.append(Problem(f"'{s}' lacks the 'v' the documented form has before each version",
                               f"Catalog tooling accepts it, but write \"{canon}\"."))
     if out.lower is not None and out.lower[0] < 4:
-        out.style.append(Said(
+        out.style.append(Problem(
             f"'{s}' starts at {vstr(out.lower)}, which is not an OpenShift 4 catalog",
             "Bundles are only published to OpenShift 4 catalogs, so only the 4.x part counts. Write the range from the first "
             "OpenShift 4 release you support."))
@@ -396,8 +390,8 @@ class MaxDecl:
     value: object  # python value as declared
     raw: str
     version: Optional[Ver] = None  # parsed {major}.{minor}, when usable by OLM
-    error: Optional[str] = None  # OLM refuses it
-    warning: Optional[str] = None  # accepted, but write {major}.{minor}
+    error: Optional[Problem] = None  # OLM refuses it
+    warning: Optional[Problem] = None  # accepted, but write {major}.{minor}
 
 
 class JsonNumber(float):
@@ -427,7 +421,7 @@ def parse_max(value, raw: Optional[str] = None, json_text: bool = False) -> tupl
     converts (metadata/properties.yaml)."""
     shown = raw if raw is not None else json.dumps(value)
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None, Said(f"the value {clip(shown)} is not a string", "Write it as a quoted \"{major}.{minor}\" string, e.g. \"4.8\"."), None
+        return None, Problem(f"the value {clip(shown)} is not a string", "Write it as a quoted \"{major}.{minor}\" string, e.g. \"4.8\"."), None
     if isinstance(value, (int, float)):
         read = repr(float(value)) if isinstance(value, float) else str(value)
         if raw is not None and raw != read:
@@ -440,32 +434,33 @@ def parse_max(value, raw: Optional[str] = None, json_text: bool = False) -> tupl
                 what = f"the unquoted {clip(raw, 20)} is a number, not a string: {clip(raw, 20)} as written; YAML reads {read}"
                 why = (f"opm reads properties.yaml with a YAML parser, so OLM gets {read} and blocks cluster upgrades past "
                        f"OpenShift {read} (older OLM releases fail on a number).")
-            return None, Said(what, f"{why} Quote the version you mean: \"{raw}\" (as written) or \"{read}\"."), None
+            return None, Problem(what, f"{why} Quote the version you mean: \"{raw}\" (as written) or \"{read}\"."), None
         what = f"{shown} is a number"
-        return None, Said(f"{what}, not a string", f"OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
+        return None, Problem(f"{what}, not a string",
+                             f"OLM expects a string (older OLM releases fail on a number). Quote it: \"{raw or value}\"."), None
     text = property_value_text(value)
     s = go_trim_space(text.strip('"'))
     if s == "":
-        return None, Said("the value is empty", "OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor "
+        return None, Problem("the value is empty", "OLM reports the CSV as having an invalid olm.maxOpenShiftVersion and blocks every minor "
                           "cluster upgrade. Write \"{major}.{minor}\", e.g. \"4.8\"."), None
     v = try_parse_tolerant(text.strip('"'))
     if v is None:
         short = try_parse_tolerant(s.split("+", 1)[0]) if "+" in s else None
         if short is not None and not short.pre and short.patch == 0:
-            return None, Said(f"'{clip(s)}' is not a version OLM can parse: build metadata on a version without a patch part",
+            return None, Problem(f"'{clip(s)}' is not a version OLM can parse: build metadata on a version without a patch part",
                               "OLM's parser (blang/semver ParseTolerant) refuses it, and OLM then blocks every minor cluster "
                               f"upgrade. Write \"{vstr((short.major, short.minor))}\"."), None
-        return None, Said(f"'{clip(s)}' is not a version OLM can parse", "OLM then blocks every minor cluster upgrade. Write "
+        return None, Problem(f"'{clip(s)}' is not a version OLM can parse", "OLM then blocks every minor cluster upgrade. Write "
                           "\"{major}.{minor}\", e.g. \"4.8\"."), None
     ver = (v.major, v.minor)
     try:
         max_openshift_version(text)
     except SemverError:
-        return None, Said(f"'{clip(s)}' names a patch or pre-release; OLM accepts only {{major}}.{{minor}} here",
+        return None, Problem(f"'{clip(s)}' names a patch or pre-release; OLM accepts only {{major}}.{{minor}} here",
                           f"OLM reports the CSV as invalid and blocks every minor cluster upgrade. Write \"{vstr(ver)}\"."), None
     written = (s[1:] if s.startswith("v") else s).split(".", 2)
     if len(written) != 2 or v.build or s.startswith("v"):
-        return ver, None, Said(f"'{clip(s)}' is not in the documented form \"{{major}}.{{minor}}\"",
+        return ver, None, Problem(f"'{clip(s)}' is not in the documented form \"{{major}}.{{minor}}\"",
                                f"Today's OLM accepts it, but write \"{vstr(ver)}\".")
     return ver, None, None
 
@@ -481,7 +476,7 @@ def max_declarations(csv_manifest, properties_file) -> list:
             raw = node.value
             if not isinstance(raw, str):
                 out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, node.raw,
-                                   error=Said("the olm.properties annotation is not a string",
+                                   error=Problem("the olm.properties annotation is not a string",
                                              "It must be a string holding a JSON list; OLM cannot read it.")))
             else:
                 try:
@@ -489,7 +484,7 @@ def max_declarations(csv_manifest, properties_file) -> list:
                 except ValueError as e:
                     if MAX_TYPE in raw:
                         out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, raw,
-                                           error=Said(f"the olm.properties annotation is not valid JSON ({e.msg} at character {e.pos + 1})",
+                                           error=Problem(f"the olm.properties annotation is not valid JSON ({e.msg} at character {e.pos + 1})",
                                                       "OLM cannot read olm.maxOpenShiftVersion from it and blocks every minor cluster upgrade.")))
                     props = []
                 if isinstance(props, list):
@@ -509,14 +504,14 @@ def max_declarations(csv_manifest, properties_file) -> list:
                     vnode = p.get("value")
                     if vnode is None:
                         out.append(MaxDecl("properties.yaml", properties_file, p, None, "",
-                                           error=Said("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
+                                           error=Problem("the property has no value", "Write value: \"4.8\" ({major}.{minor}, quoted).")))
                         continue
                     if isinstance(vnode, Scalar):
                         d = MaxDecl("properties.yaml", properties_file, vnode, vnode.value, vnode.raw)
                         d.version, d.error, d.warning = parse_max(vnode.value, vnode.raw if vnode.style is None else None)
                     else:
                         d = MaxDecl("properties.yaml", properties_file, vnode, None, "",
-                                    error=Said(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
+                                    error=Problem(f"the value is {vnode.type_name()}, not a string", "Write value: \"4.8\"."))
                     out.append(d)
     return out
 
@@ -530,7 +525,7 @@ def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
     value is no requirement)."""
     shown = raw if raw is not None else str(value)
     if not isinstance(value, str):
-        return None, Said(f"minKubeVersion {clip(shown)} is not a string; YAML reads it as a number",
+        return None, Problem(f"minKubeVersion {clip(shown)} is not a string; YAML reads it as a number",
                           "OLM needs a quoted 'major.minor.patch' version, e.g. \"1.21.0\".")
     try:
         v = min_kube_version(value)
@@ -544,7 +539,7 @@ def parse_min_kube(value, raw: Optional[str] = None) -> tuple:
             hint = f" Write \"{s}.0\"."
         else:
             hint = ' Write e.g. "1.21.0".'
-        return None, Said(f"minKubeVersion '{clip(value)}' is not a full 'major.minor.patch' version",
+        return None, Problem(f"minKubeVersion '{clip(value)}' is not a full 'major.minor.patch' version",
                           f"OLM fails the install with \"CSV version parsing error\".{hint}")
     if v is None:
         return None, None

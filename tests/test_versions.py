@@ -73,7 +73,7 @@ def test_label_grammar(text, verdict, first, last, canonical):
 def test_unquoted_number_message_shows_the_quoted_form():
     lr = label_from_yaml("4.10")
     # the message says what YAML read; the detail gives the quoted form to write
-    assert "number 4.1 (not 4.10)" in lr.error and '"v4.10"' in lr.error.detail
+    assert "number 4.1 (not 4.10)" in lr.error.message and '"v4.10"' in lr.error.detail
 
 
 @pytest.mark.parametrize("value,raw,version,error,warning", [
@@ -100,7 +100,7 @@ def test_max_openshift_version(value, raw, version, error, warning):
     assert bool(err) == error
     assert bool(warn) == warning
     if raw == "4.20":  # both readings, and the author chooses: never only the float's
-        assert "4.20 as written; YAML reads 4.2" in err
+        assert "4.20 as written; YAML reads 4.2" in err.message
         assert 'Quote the version you mean: "4.20" (as written) or "4.2"' in err.detail
 
 
@@ -109,7 +109,7 @@ def test_max_json_number_keeps_its_written_text():
 
     [p] = loads_keeping_numbers('[{"type": "olm.maxOpenShiftVersion", "value": 4.10}]')
     v, err, _ = parse_max(p["value"], p["value"].raw, json_text=True)
-    assert v is None and "4.10 as written; JSON and YAML tools read 4.1" in err
+    assert v is None and "4.10 as written; JSON and YAML tools read 4.1" in err.message
     assert "Today's OLM reads the property's raw JSON text, 4.10" in err.detail
 
 

@@ -36,7 +36,8 @@ import re
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import vkey
-from .. import check, default_detail, define, finding, refusal
+from .. import default_detail, define, finding, refusal
+from ..lib.fbc_blobs import Blob as _Blob, get as _get, items as _items, val as _val
 from ..lib.catalog import SemverError, checked_operators, parse as parse_semver, parse_range
 
 RULE = define("fbc-schema", "A file-based catalog blob breaks the rules opm validate enforces", __doc__, category="catalog", refused_by=[
@@ -59,47 +60,6 @@ _IMAGE_REF = re.compile(
 
 def valid_image(ref: str) -> bool:
     return bool(ref) and len(ref) <= 4096 and _IMAGE_REF.fullmatch(ref) is not None
-
-
-class _Blob:
-    """Uniform access to a YAML (nodes) or JSON (dict) blob, with positions."""
-
-    def __init__(self, blob):
-        self.b = blob
-        self.yaml = isinstance(blob.root, Mapping)
-
-    def node(self, *path):
-        n = self.b.root
-        for p in path:
-            if isinstance(n, Mapping):
-                n = n.get(p)
-            elif isinstance(n, dict):
-                n = n.get(p)
-            elif isinstance(n, (Sequence, list)) and isinstance(p, int):
-                n = n[p] if p < len(n) else None
-            else:
-                return None
-        return n
-
-
-def _val(n):
-    if isinstance(n, Scalar):
-        return n.value
-    return n
-
-
-def _items(n):
-    if isinstance(n, Sequence):
-        return list(n.items)
-    if isinstance(n, list):
-        return n
-    return None
-
-
-def _get(n, key):
-    if isinstance(n, (Mapping, dict)):
-        return n.get(key)
-    return None
 
 
 def _is_map(n) -> bool:
@@ -411,42 +371,3 @@ def _cycle_from(start, replaces):
     if cur is None:
         return []
     return order[seen[cur]:] + [cur]
-
-
-# ---------------------------------------------------------------------------------------
-# max-ocp-version-ignored in file-based catalogs (seed 001's declarative index key)
-
-@check("repo")
-def fbc_max_ocp_version_ignored(repo, ctx):
-    """An olm.bundle property whose type names maxOpenShiftVersion but is not
-    olm.maxOpenShiftVersion (seed 001 writes operators.coreos.com/maxOpenShiftVersion in its
-    declarative index): OLM's resolver copies the bundle's properties into the installed CSV's
-    operatorframework.io/properties annotation, and openshift/helpers.go reads only
-    olm.maxOpenShiftVersion from it, so cluster upgrades are not blocked."""
-    fbc = repo.fbc
-    for name in sorted(checked_operators(repo)):
-        oc = fbc.get(name)
-        if oc is None:
-            continue
-        for ocp in sorted(oc.catalogs, key=vkey):
-            cat = oc.catalogs[ocp]
-            if cat.missing or not cat.readable:
-                continue
-            for blob in cat.blobs:
-                if blob.schema != "olm.bundle":
-                    continue
-                w = _Blob(blob)
-                for p in _items(w.node("properties")) or []:
-                    tn = _get(p, "type")
-                    t = _val(tn)
-                    if isinstance(t, str) and t != "olm.maxOpenShiftVersion" and "maxopenshiftversion" in t.lower():
-                        v = _val(_get(p, "value"))
-                        at = tn if isinstance(tn, Scalar) else None
-                        yield finding("max-ocp-version-ignored", cat.rel, None,
-                                      f"the property type '{t[:80]}' has no effect, so cluster upgrades are NOT blocked",
-                                      detail=f"A property of bundle '{str(_val(w.node('name')))[:80]}'. OLM's resolver copies a bundle's catalog properties into the installed CSV's "
-                                      "operatorframework.io/properties annotation, and reads maxOpenShiftVersion from there only "
-                                      "as a property of type olm.maxOpenShiftVersion (pkg/controller/operators/openshift/helpers.go, "
-                                      "MaxOpenShiftVersionProperty); seed 001's operators.coreos.com/maxOpenShiftVersion is not what "
-                                      f"OLM implemented. Write type: olm.maxOpenShiftVersion, value: \"{v if isinstance(v, str) else '4.x'}\".",
-                                      ocp=[cat.ocp], line=at.line if at else blob.pos.line, column=at.col if at else blob.pos.column)
