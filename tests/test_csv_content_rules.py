@@ -1,4 +1,4 @@
-"""CSV metadata and annotation rules (checker/rules/csv_metadata.py, csv_annotations.py):
+"""CSV metadata and annotation rules (checker/rules/csv/: the ids of the former csv_metadata.py and csv_annotations.py):
 positions inside JSON held in YAML strings, one-line fixes, "a missing field is reported
 once", the peer bugs the issue names (80-character displayName, invalid e-mail), and
 bad input that must never raise.
@@ -11,7 +11,7 @@ import pytest
 from checker.api import check
 from checker.rules import PROFILES
 from checker.upstream.go_parsers import go_mail_address_error, go_request_uri_error
-from checker.rules.csv_metadata import email_problem, url_problem
+from checker.rules.csv.csv_metadata_format import email_problem, url_problem
 
 from conftest import GOOD_CSV as CSV
 from helpers import message_length
