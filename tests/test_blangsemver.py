@@ -1,7 +1,7 @@
 """olm.skipRange / bundle versions parsed as OLM does (github.com/blang/semver v4)."""
 import pytest
 
-from checker.blangsemver import SemverError, check_range, parse, parse_range, parse_tolerant
+from checker.upstream.blangsemver import SemverError, check_range, parse, parse_range, parse_tolerant
 
 
 def v(s):

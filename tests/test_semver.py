@@ -1,4 +1,4 @@
-"""The one semver module (checker/blangsemver.py): each parser answers tricky inputs as the
+"""The one semver module (checker/upstream/blangsemver.py): each parser answers tricky inputs as the
 upstream function it is named for does, and no other module parses versions its own way.
 
 Upstream facts (read in the sources):
@@ -18,7 +18,7 @@ import pathlib
 
 import pytest
 
-from checker.blangsemver import (
+from checker.upstream.blangsemver import (
     SemverError, Version, coreos_new_version, max_openshift_version, min_kube_version, npm_spec_contains, parse,
     parse_range, parse_tolerant, property_value_text,
 )
@@ -152,13 +152,14 @@ def test_no_other_module_parses_semver_itself():
         f = _findings(ast.parse(path.read_text(encoding="utf-8")))
         if f:
             found[str(path.relative_to(ROOT))] = f
-    assert found == {}, f"parse versions with checker/blangsemver.py instead: {found}"
+    assert found == {}, f"parse versions with checker/upstream/blangsemver.py instead: {found}"
 
 
 def test_the_modules_that_read_versions_use_the_one_module():
     for rel in ("checker/versions.py", "checker/upgradeable.py", "checker/rules/csv/csv_version.py",
                 "checker/rules/csv/csv_name_convention.py",
-                "checker/rules/lib/catalog.py", "checker/rules/plain/plain_bundle_metadata.py"):
+                "checker/rules/catalog/skip_range.py", "checker/rules/catalog/fbc_schema.py",
+                "checker/rules/plain/plain_bundle_metadata.py"):
         assert "blangsemver import" in (ROOT / rel).read_text(encoding="utf-8"), rel
 
 

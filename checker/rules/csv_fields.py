@@ -5,6 +5,7 @@ most likely meant. The field lists are data (checker/data/csv.yaml `csv_fields`,
 from __future__ import annotations
 
 import difflib
+
 from ..model import Bundle
 from ..nodes import Mapping, Scalar
 from . import finding, rule

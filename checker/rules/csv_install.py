@@ -14,11 +14,11 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Optional
 
-from ..model import Bundle
 from .. import yamlload
+from ..model import Bundle
 from ..nodes import Mapping, Scalar, Sequence, Skipped
-from ..yamlload import resolve_plain
 from ..versions import clip
+from ..yamlload import resolve_plain
 from . import check, define, finding, refusal
 from .lib.csv import csv_spec, deployment_names, deployments
 from .lib.fixes import fix_value

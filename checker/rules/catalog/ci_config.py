@@ -34,10 +34,10 @@ Good:
 """
 from __future__ import annotations
 
+from ...catalogs import checked_operators
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from .. import default_detail, define, refusal
-from ..lib.catalog import checked_operators
 
 _CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/"
 

@@ -31,9 +31,10 @@ Good: 1.0.0 <- 1.1.0 <- 1.1.1 <- 1.2.0 (head)
 from __future__ import annotations
 
 from ...model import Repository
+from ...upgrade_graph import label_of, opm_channels, opm_stranded, version_of, walk_text
 from ...versions import clip, release_ranges, vkey
 from .. import define, refusal
-from ..lib.catalog import channel_graphs, fact_pos, few, graph_operators, label_of, opm_channels, opm_stranded, version_of, walk_text
+from ..lib.catalog import channel_graphs, fact_pos, few, graph_operators
 
 OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
 CI_COMMUNITY_BUNDLE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/bundle.py"

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import re
 
+from ...catalogs import checked_operators
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import vkey
 from .. import define, refusal
-from ..lib.catalog import checked_operators
 
 # operator-pipelines@422dfd6e operatorcert/static_tests/common/operator_catalogs.py
 # check_olm_bundle_object_in_fbc, operatorcert/utils.py is_catalog_v4_17_plus (a catalog named

@@ -33,12 +33,17 @@ from __future__ import annotations
 
 import re
 
+from ...catalogs import checked_operators
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
+from ...upstream.blangsemver import SemverError, parse_range
+from ...upstream.blangsemver import parse as parse_semver
 from ...versions import vkey
 from .. import default_detail, define, finding, refusal
-from ..lib.fbc_blobs import Blob as _Blob, get as _get, items as _items, val as _val
-from ..lib.catalog import SemverError, checked_operators, parse as parse_semver, parse_range
+from ..lib.fbc_blobs import Blob as _Blob
+from ..lib.fbc_blobs import get as _get
+from ..lib.fbc_blobs import items as _items
+from ..lib.fbc_blobs import val as _val
 
 RULE = define("fbc-schema", "A file-based catalog blob breaks the rules opm validate enforces", __doc__, category="catalog", refused_by=[
     refusal("opm", "`opm validate` (and rendering or serving the catalog) refuses a catalog whose packages, channels, bundles "

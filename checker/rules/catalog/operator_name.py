@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections import Counter
 
 from ...model import Repository
+from ...upstream.blangsemver import SemverError, parse_tolerant
 from .. import define, refusal
-from ..lib.catalog import SemverError, parse_tolerant
 
 _CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/"
 

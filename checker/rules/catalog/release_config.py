@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ...catalogs import ci_data
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence, to_py
 from .. import define, refusal
-from ..lib.catalog import ci_data
 from ..lib.json_values import json_type
 from ..lib.tables import table
 

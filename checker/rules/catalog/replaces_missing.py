@@ -25,9 +25,10 @@ Good:
 from __future__ import annotations
 
 from ...model import Repository
+from ...upgrade_graph import version_of
 from ...versions import clip
 from .. import define, refusal
-from ..lib.catalog import chain_text, fact_pos, fbc_operator, few, operators, semver_mode, version_of, SEMVER_NOTE
+from ..lib.catalog import SEMVER_NOTE, chain_text, fact_pos, fbc_operator, few, operators, semver_mode
 
 OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
 CI_COMMON_BUNDLE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"

@@ -17,9 +17,10 @@ Good: both labelled "v4.12", or 1.1.0 labelled "v4.14"
 from __future__ import annotations
 
 from ...model import Repository
+from ...upgrade_graph import label_of
 from ...versions import clip, release_ranges, vkey
 from .. import define, refusal
-from ..lib.catalog import chain_text, fact_pos, fbc_operator, label_of, operators, semver_mode
+from ..lib.catalog import chain_text, fact_pos, fbc_operator, operators, semver_mode
 
 OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
 CI_COMMON_BUNDLE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/common/bundle.py"

@@ -26,9 +26,10 @@ Good:
 from __future__ import annotations
 
 from ...model import Repository
+from ...upstream.blangsemver import check_range
 from ...versions import clip
 from .. import define, refusal
-from ..lib.catalog import check_range, semver_mode
+from ..lib.catalog import semver_mode
 
 OPM_MODEL = "https://github.com/operator-framework/operator-registry/blob/master/alpha/model/model.go"
 OLM_SOURCE = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/registry/resolver/source_registry.go"

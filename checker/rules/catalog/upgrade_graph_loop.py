@@ -21,9 +21,11 @@ Good: 1.1.0 replaces 1.0.0 and 1.0.0 replaces nothing
 from __future__ import annotations
 
 from ...model import Repository
+from ...upgrade_graph import label_of, version_of
+from ...upstream.blangsemver import npm_spec_contains
 from ...versions import clip, release_ranges, vkey
 from .. import define, refusal
-from ..lib.catalog import channel_graphs, graph_operators, label_of, npm_spec_contains, version_of
+from ..lib.catalog import channel_graphs, graph_operators
 
 OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
 CI_COMMUNITY_OPERATOR = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/operator.py"

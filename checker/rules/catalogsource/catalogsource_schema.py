@@ -39,8 +39,7 @@ from ...nodes import Mapping, Scalar, Sequence, to_py
 from ...upstream.docker_reference import image_reference_problem
 from ...versions import clip
 from .. import default_detail, define, refusal
-from ..lib.catalogsource import (BLOCK_FIELDS, BLOCKS, CS_CRD, KNOWN_SPEC, OVERRIDE_FIELDS, catalog_sources, is_set,
-                                 source_of)
+from ..lib.catalogsource import BLOCK_FIELDS, BLOCKS, CS_CRD, KNOWN_SPEC, OVERRIDE_FIELDS, catalog_sources, is_set, source_of
 from ..lib.tables import table
 
 RULE = define("catalogsource-schema", "A CatalogSource value has the wrong shape", __doc__, category="catalogsource",

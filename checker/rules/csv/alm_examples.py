@@ -33,7 +33,6 @@ from ..lib.json_values import json_array_items, json_type, load_json
 from ..lib.sources import pos_in, scalar_positions
 from ..lib.text import clip, is_blank
 
-
 ALM = "alm-examples"
 
 # Where the refusals are written (refused_by).

@@ -52,8 +52,19 @@ import time
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define
-from ..lib.crd_schema import (MAX_PER_BUNDLE, MAX_PER_EXAMPLE, TIME_BUDGET, _allowed, _dotted, _Fallback, _locate,
-                              _prepared, _problem, _Target, _targets)
+from ..lib.crd_schema import (
+    MAX_PER_BUNDLE,
+    MAX_PER_EXAMPLE,
+    TIME_BUDGET,
+    _allowed,
+    _dotted,
+    _Fallback,
+    _locate,
+    _prepared,
+    _problem,
+    _Target,
+    _targets,
+)
 from ..lib.csv import examples_annotation, the_csv
 from ..lib.json_values import json_array_items, load_json
 from ..lib.sources import pos_in, scalar_positions

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import difflib
 
-
 from ...model import Bundle
 from ...nodes import Mapping, Scalar
 from .. import define
@@ -39,7 +38,6 @@ from ..lib.csv import data, the_csv
 from ..lib.csv_annotations import first_names
 from ..lib.fixes import fix_key, fix_value
 from ..lib.text import clip, shown, text
-
 
 RULE = define("arch-os-labels",
               "operatorframework.io/arch.* / os.* label with an unknown value or key; non-default arch/os without the defaults", __doc__,

@@ -31,7 +31,6 @@ from ..lib.csv_metadata import HUB_GO
 from ..lib.fixes import fix_value
 from ..lib.text import is_blank, shown, text
 
-
 RULE = define("csv-capabilities", "The capabilities annotation is not one of the five capability levels", __doc__,
               category="csv", refused_by=[refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which "
                           "fails on its errors) errors on a capabilities value outside the five levels", HUB_GO)])

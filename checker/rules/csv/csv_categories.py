@@ -33,7 +33,6 @@ from ..lib.csv_metadata import HUB_GO
 from ..lib.fixes import dq, fix_value
 from ..lib.text import clip, is_blank, text
 
-
 RULE = define("csv-categories", "A category in the categories annotation is outside the standard set", __doc__,
               category="csv", refused_by=[refusal("catalog-ci", "operator-sdk bundle validate --select-optional name=operatorhub (run by the catalog CI, which "
                           "fails on its errors) errors on a category outside the standard set", HUB_GO)])

@@ -57,13 +57,12 @@ from urllib.parse import urlsplit
 
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
-from .. import define, refusal
 from ...upstream.go_parsers import go_mail_address_error, go_request_uri_error
+from .. import define, refusal
 from ..lib.csv import data, the_csv
 from ..lib.csv_metadata import CSV_CRD, HUB_GO, PIPE_COMMUNITY
 from ..lib.fixes import dq, fix_value
 from ..lib.text import clip, is_blank, shown, text
-
 
 _EMAIL = re.compile(
     r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"

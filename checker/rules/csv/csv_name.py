@@ -29,7 +29,6 @@ from ..lib.csv import the_csv
 from ..lib.csv_metadata import CSV_GO, name_problem
 from ..lib.text import clip
 
-
 RULE = define("csv-name", "metadata.name or spec.replaces is not a valid CSV name (DNS-1123, at most 63 characters)", __doc__,
               category="csv", refused_by=[
           refusal("api-server", "an object name that is not a DNS-1123 subdomain", "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"),

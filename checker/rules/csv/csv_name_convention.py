@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import re
 
-from ...blangsemver import is_strict as is_semver
 from ...model import Bundle
+from ...upstream.blangsemver import is_strict as is_semver
 from .. import define
 from ..lib.csv import the_csv
 from ..lib.csv_metadata import name_problem
 from ..lib.text import clip, text
-
 
 _CONVENTION = re.compile(r"(?P<op>.+?)\.v(?P<ver>\d.*)")
 

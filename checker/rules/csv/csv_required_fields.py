@@ -48,7 +48,6 @@ from ..lib.csv import data, the_csv
 from ..lib.csv_metadata import CSV_CRD, CSV_GO, PIPE_COMMUNITY
 from ..lib.text import is_blank, mapping, shown, text
 
-
 RULE = define("csv-required-fields",
               "A field the CSV documentation requires is missing (error when OLM, the console or catalog CI needs it)", __doc__,
               category="csv", mixed=True, refused_by=[

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import re
 
-from ...blangsemver import is_strict as is_semver
 from ...model import Bundle
 from ...nodes import Scalar
+from ...upstream.blangsemver import is_strict as is_semver
 from .. import define, refusal
 from ..lib.csv import the_csv
 from ..lib.csv_metadata import PIPE_COMMUNITY
 from ..lib.fixes import dq, fix_value
 from ..lib.text import clip, is_blank
-
 
 RULE = define("csv-version", "spec.version is not a semantic version", __doc__, category="csv", refused_by=[
     refusal("catalog-ci", "check_required_fields fails a spec.version that is not a strict semantic version", PIPE_COMMUNITY),

@@ -21,7 +21,6 @@ from ..lib.csv import the_csv
 from ..lib.csv_metadata import PIPE_COMMON
 from ..lib.text import clip, text
 
-
 RULE = define("csv-version-directory", "In a catalog repository, the version directory differs from spec.version", __doc__,
               category="csv", refused_by=[refusal("catalog-ci", "check_operator_version_directory_name fails a bundle whose directory name is not its CSV's "
                           "spec.version (added January 2026)", PIPE_COMMON)])

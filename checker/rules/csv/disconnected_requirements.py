@@ -54,13 +54,11 @@ import json
 import re
 from typing import Optional
 
-
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
-from .. import define, refusal
 from ...upstream.docker_reference import image_reference_problem, split_docker_domain
+from .. import define, refusal
 from ..lib.csv import data, the_csv
-
 
 MAX_IMAGE_FINDINGS = 10  # per bundle; the rest are summed up in one finding (measured: up to 100+ per CSV)
 

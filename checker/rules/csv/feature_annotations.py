@@ -36,9 +36,9 @@ from __future__ import annotations
 import difflib
 import json
 
-
 from ...model import Bundle
 from ...nodes import Scalar
+from ...versions import clip as vclip
 from .. import define, refusal
 from ..lib.csv import data, the_csv
 from ..lib.csv_annotations import API_BUNDLE_LOADER, K8S_ANNOTATIONS, PREFLIGHT_ANNOTATIONS
@@ -46,7 +46,6 @@ from ..lib.fixes import dq, fix_key, fix_value
 from ..lib.json_values import json_array_items
 from ..lib.sources import pos_in
 from ..lib.text import clip, shown, text
-
 
 _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true",
            "false": "false", "no": "false", "n": "false", "off": "false", "0": "false"}
@@ -169,3 +168,37 @@ def _feature_value(sf, key, v):
                   detail="The console shows every value but the exact string \"false\" as supported, and Red Hat certification "
                   "accepts only \"true\" and \"false\"." + (f" Write \"{want}\"." if want else " Write \"true\" or \"false\"."),
                   fix=fix_value(sf, v, dq(want), f"write \"{want}\"") if want and isinstance(v, Scalar) else None)
+
+
+@RULE.check
+def infrastructure_features_list(bundle: Bundle, ctx):
+    """operators.openshift.io/infrastructure-features must be a JSON list of known features
+    (kind `legacy`: the older form of the same annotations; its deprecation is the
+    infrastructure-features-deprecated rule's)."""
+    csv = bundle.csv
+    if csv is None:
+        return
+    node = csv.annotation("operators.openshift.io/infrastructure-features")
+    if node is None or not isinstance(node.value, str):
+        return
+    known = [v.lower() for v in data()["infrastructure_features"]["values"]]
+    try:
+        value = json.loads(node.value)
+    except ValueError as e:
+        yield RULE.at(csv.file, node,
+                      f"operators.openshift.io/infrastructure-features is not valid JSON ({getattr(e, 'msg', str(e))} at character {getattr(e, 'pos', 0) + 1})", kind="legacy",
+                      detail="The console reads no feature from it. Write a JSON list of strings, e.g. "
+                      f"'[\"disconnected\", \"proxy-aware\"]' (known: {', '.join(known)}).")
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        yield RULE.at(csv.file, node,
+                      "operators.openshift.io/infrastructure-features is not a JSON list of strings", kind="legacy",
+                      detail="The console reads no feature from anything else. Write a JSON list of strings, e.g. '[\"disconnected\"]'.")
+        return
+    unknown = [v for v in value if v.strip().lower() not in known]
+    if unknown:
+        listed = ", ".join(f"'{vclip(u, 40)}'" for u in unknown)
+        yield RULE.at(csv.file, node,
+                      f"operators.openshift.io/infrastructure-features lists {listed}, "
+                      "not a feature the console knows", kind="legacy",
+                      detail=f"The console ignores it (it knows {', '.join(known)}). Fix the spelling or remove it.")

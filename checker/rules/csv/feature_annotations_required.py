@@ -30,7 +30,6 @@ from ..lib.csv import data, the_csv
 from ..lib.csv_annotations import PREFLIGHT_ANNOTATIONS, first_names
 from ..lib.text import text
 
-
 RULE = define("feature-annotations-required",
               "Red Hat certification: a required features.operators.openshift.io/* annotation is missing", __doc__,
               category="csv", refused_by=[

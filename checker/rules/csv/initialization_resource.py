@@ -33,7 +33,6 @@ from ..lib.csv_annotations import group_version, not_a_string
 from ..lib.json_values import json_type, load_json
 from ..lib.text import clip, is_blank
 
-
 INIT = "operatorframework.io/initialization-resource"
 
 

@@ -34,7 +34,6 @@ from ..lib.csv_metadata import CSV_CRD, CSV_GO
 from ..lib.fixes import fix_value
 from ..lib.text import clip, shown, text
 
-
 RULE = define("install-modes", "installModes is empty, lists a mode twice or an unknown one, or supports none", __doc__,
               category="csv", refused_by=[
           refusal("catalog-ci", "operator-sdk bundle validate (operator-framework/api's CSV validator) fails duplicate install modes "

@@ -27,7 +27,6 @@ from ..lib.csv import data, the_csv
 from ..lib.fixes import fix_key
 from ..lib.text import text
 
-
 API_ANNOTATION_NAMES = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/annotations.go"
 
 

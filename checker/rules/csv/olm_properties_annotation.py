@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import json
 
-
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define
 from ..lib.csv import the_csv
-
 
 RULE = define("olm-properties-annotation", "olm.properties is set on the CSV: prefer metadata/properties.yaml", __doc__,
               category="csv")

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from ...model import Bundle
 from ...nodes import Scalar
-from .. import define
 from ...upstream.k8s_names import DNS1123_LABEL_RULE, dns_label_problem
+from .. import define
 from ..lib.csv import the_csv
 from ..lib.json_values import json_type, load_json
 from ..lib.text import clip, is_blank, shown, text
-
 
 SUGGESTED = "operatorframework.io/suggested-namespace"
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 
-
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -33,7 +32,6 @@ from ..lib.csv_annotations import json_string_array, not_a_string
 from ..lib.fixes import fix_value
 from ..lib.sources import pos_in
 from ..lib.text import clip, is_blank, shown
-
 
 VALID_SUB = "operators.openshift.io/valid-subscription"
 

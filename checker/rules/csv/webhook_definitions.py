@@ -52,7 +52,6 @@ from __future__ import annotations
 # (``ValidWebhookRules``; conversion webhooks: ``isSingletonOperator``, conversionCRDs owned,
 # ``crd.Spec.PreserveUnknownFields`` must be false), the CSV CRD's enum for ``type``.
 # (`admissionReviewVersions` is checked by `webhook-admission-review-versions`.)
-
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import clip

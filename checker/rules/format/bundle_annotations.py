@@ -38,10 +38,13 @@ Good:
 """
 from __future__ import annotations
 
-from ...model import K8S_V1, PLAIN_V0, REGISTRY_V1, Bundle
+from ...model import K8S_V1, PLAIN_V0, REGISTRY_V1, Bundle, Repository
 from ...nodes import Scalar
+from ...upgrade_graph import label_of, version_of
+from ...versions import clip
 from .. import define, refusal
 from ..lib.bundle_format import CHANNELS_KEY, DEFAULT_KEY, MANIFESTS_KEY, MEDIATYPE_KEY, METADATA_KEY, PACKAGE_KEY
+from ..lib.catalog import fbc_operator, operators
 
 _OPM_ANNOTATIONS = "https://github.com/operator-framework/operator-registry/blob/master/pkg/lib/bundle/validate.go"
 _OPM_DEFAULT = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/registry/populator.go"
@@ -148,3 +151,49 @@ def bundle_annotations(bundle: Bundle, ctx):
                               kind="dockerfile-label", line=lab.line, column=lab.column,
                               detail=f"opm reads annotations.yaml ({key}), so the image's labels mislead whoever inspects "
                               "them. Make them the same.")
+
+
+@RULE.check(scope="repo")
+def default_channel(repo: Repository, ctx):
+    """bundle-annotations, package level: in a catalog repository the package's default
+    channel is the one its highest-version bundle declares (opm's ``SemverPackageManifest``
+    for replaces mode, the newest bundle added for semver mode, and the catalog CI's
+    ``Operator.default_channel``), and it must be a channel some bundle of the package is in.
+    FBC operators are skipped: their catalogs set the default channel (``fbc-schema``)."""
+    for name, (op, facts) in operators(repo).items():
+        if fbc_operator(op):
+            continue
+        reg = [f for f in facts if f.mediatype in (REGISTRY_V1, None)]
+        if not any(f.checked for f in reg):
+            continue
+        package_channels = sorted({c for f in reg for c in f.channels})
+        if not package_channels:
+            continue
+        declaring = [(v, f) for f in reg if (f.default_channel or "").strip() and (v := version_of(f)) is not None]
+        decider = max(declaring, key=lambda t: t[0].key())[1] if declaring else None
+        for f in reg:
+            d = (f.default_channel or "").strip()
+            if not f.checked or not d or d in package_channels:
+                continue  # an empty default is the bundle rule's; any channel of the package is legal
+            p = f.default_channel_pos or f.annotations_pos
+            path, line, col = (p.path, p.line, p.column) if p else (f.rel, 1, 1)
+            chans = ", ".join(package_channels)
+            if f is decider:
+                # every bundle of the operator is in sight (the operator is the unit of context):
+                # a single bundle here is the operator's only one
+                alone = " (it is the operator's only bundle)" if len(reg) == 1 else ""
+                yield RULE.at(path, None,
+                              f"the default channel '{clip(d, 40)}' is not a channel of any bundle of operator '{name}'",
+                              line=line, column=col,
+                              detail=f"Its channels: {chans}{alone}. This bundle ({label_of(f)}) is the package's highest version, so "
+                              "its default channel becomes the package's, and opm refuses a package whose default channel does not "
+                              f"exist: the catalog build fails. Set it to one of {chans}, or add '{d}' to this bundle's "
+                              "operators.operatorframework.io.bundle.channels.v1.")
+            else:
+                now = f" (today {label_of(decider)}'s '{decider.default_channel.strip()}')" if decider is not None else ""
+                yield RULE.at(path, None,
+                              f"the default channel '{clip(d, 40)}' is not a channel of any bundle of operator '{name}'",
+                              line=line, column=col, kind="default-not-in-package",
+                              detail=f"Its channels: {chans}. Only the package's highest-version bundle sets the default channel{now}, "
+                              "so nothing refuses this one, but it misleads readers and would break the package were this bundle the "
+                              f"newest. Set it to one of {chans}.")

@@ -34,7 +34,6 @@ from ...model import REGISTRY_V1, Bundle
 from .. import define
 from ..lib.crds import V1_CRD, Crd, bundle_crds, first_crds
 
-
 RULE = define("crd-legacy-version-field", "A v1 CRD carries the v1beta1 field spec.version", __doc__, category="format")
 
 

@@ -53,12 +53,11 @@ from typing import Optional
 from ...finding import Fix, clip
 from ...model import REGISTRY_V1, Bundle
 from ...nodes import Mapping, Scalar, Sequence
+from ...upstream.docker_reference import image_reference_problem
 from ...versions import release_ranges, vkey
 from .. import define, refusal
-from ...upstream.docker_reference import image_reference_problem
 from ..lib.csv import data
 from ..lib.fixes import fix_value
-
 
 
 def _repaired(s: str) -> Optional[str]:

@@ -22,7 +22,6 @@ Good:
 """
 from __future__ import annotations
 
-
 from ...model import REGISTRY_V1, Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal

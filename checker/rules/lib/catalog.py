@@ -1,18 +1,12 @@
 """What the catalog rules read of a catalog repository, below the rules: which operators a run
 checks and what their ci.yaml says (``checker.catalogs``), the upgrade-graph model shared with
 ``olm-check graph`` (``checker.upgrade_graph``), blang/semver as OLM parses versions and ranges
-(``checker.blangsemver``), and the small helpers several catalog rules share."""
+(``checker.upstream.blangsemver``) -- which the rules import themselves -- and the small helpers
+several catalog rules share."""
 from __future__ import annotations
 
-from ...blangsemver import SemverError, check_range, npm_spec_contains, parse, parse_range, parse_tolerant
-from ...catalogs import checked_operators, ci_data, fbc_enabled
-from ...upgrade_graph import Channel, explicit_mode, label_of, opm_channels, opm_stranded, update_mode, version_of, walk_text
-
-__all__ = ["SemverError", "check_range", "npm_spec_contains", "parse", "parse_range", "parse_tolerant",
-           "checked_operators", "ci_data", "fbc_enabled",
-           "Channel", "explicit_mode", "label_of", "opm_channels", "opm_stranded", "update_mode", "version_of", "walk_text",
-           "operators", "fact_pos", "few", "fbc_operator", "semver_mode", "channels_of", "graph_operators", "channel_graphs",
-           "SEMVER_NOTE", "chain_text"]
+from ...catalogs import ci_data, fbc_enabled
+from ...upgrade_graph import Channel, explicit_mode, update_mode
 
 
 def operators(repo) -> dict:

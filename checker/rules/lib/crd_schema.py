@@ -31,8 +31,8 @@ import yaml
 from ...fastyaml import starts_scalar
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence, Skipped, to_py
-from ...yamlload import _CONSTRUCTOR, _RESOLVERS, resolve_plain
 from ...upstream.go_parsers import go_mail_address_error, go_request_uri_error
+from ...yamlload import _CONSTRUCTOR, _RESOLVERS, resolve_plain
 
 MAX_SCHEMA_NODES = 60_000  # schema nodes translated for one example (beyond: the example is not checked)
 MAX_DEPTH = 80

@@ -30,10 +30,10 @@ import yaml
 
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
+from ...versions import clip
 from .csv import csv_spec, install_modes, install_spec
 from .tables import data_file
 from .text import stripped
-from ...versions import clip
 
 
 @lru_cache(maxsize=1)

@@ -26,9 +26,9 @@ not see.
 """
 from __future__ import annotations
 
-from ...blangsemver import SemverError, parse
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
+from ...upstream.blangsemver import SemverError, parse
 from .. import default_detail, define, refusal
 from ..lib.plain import DESIGN, DESIGN_QUOTE, olm_yaml, plain_kind
 

@@ -19,12 +19,8 @@ annotation once the range no longer reaches 4.13 or earlier.
 """
 from __future__ import annotations
 
-import json
-
 from ...model import Bundle
-from ...versions import clip
-from .. import define, finding
-from ..lib.csv import data
+from .. import define
 from ..lib.versions_common import installable_releases, rels
 
 RULE = define("infrastructure-features-deprecated", "operators.openshift.io/infrastructure-features is deprecated (warning without the newer annotations, info beside them)",
@@ -64,38 +60,3 @@ def infrastructure_features_deprecated(bundle: Bundle, ctx):
                   "annotations. Add one features.operators.openshift.io/<feature>: \"true\"|\"false\" annotation "
                   "per feature (disconnected, fips-compliant, proxy-aware, tls-profiles, token-auth-aws, token-auth-azure, "
                   "token-auth-gcp)." + before)
-
-
-@RULE.check
-def infrastructure_features_list(bundle: Bundle, ctx):
-    """operators.openshift.io/infrastructure-features must be a JSON list of known features,
-    reported under `feature-annotations` (kind `legacy`: it is the older form of the same
-    annotations; that rule's findings, made here until the csv rules move: the analysis of the
-    legacy annotation lives with its deprecation)."""
-    csv = bundle.csv
-    if csv is None:
-        return
-    node = csv.annotation("operators.openshift.io/infrastructure-features")
-    if node is None or not isinstance(node.value, str):
-        return
-    known = [v.lower() for v in data()["infrastructure_features"]["values"]]
-    try:
-        value = json.loads(node.value)
-    except ValueError as e:
-        yield finding("feature-annotations", csv.file, node,
-                      f"operators.openshift.io/infrastructure-features is not valid JSON ({e.msg} at character {e.pos + 1})", kind="legacy",
-                      detail="The console reads no feature from it. Write a JSON list of strings, e.g. "
-                      f"'[\"disconnected\", \"proxy-aware\"]' (known: {', '.join(known)}).")
-        return
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        yield finding("feature-annotations", csv.file, node,
-                      "operators.openshift.io/infrastructure-features is not a JSON list of strings", kind="legacy",
-                      detail="The console reads no feature from anything else. Write a JSON list of strings, e.g. '[\"disconnected\"]'.")
-        return
-    unknown = [v for v in value if v.strip().lower() not in known]
-    if unknown:
-        listed = ", ".join(f"'{clip(u, 40)}'" for u in unknown)
-        yield finding("feature-annotations", csv.file, node,
-                      f"operators.openshift.io/infrastructure-features lists {listed}, "
-                      "not a feature the console knows", kind="legacy",
-                      detail=f"The console ignores it (it knows {', '.join(known)}). Fix the spelling or remove it.")

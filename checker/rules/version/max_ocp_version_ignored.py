@@ -22,11 +22,11 @@ or to the CSV annotation `olm.properties: '[{"type": "olm.maxOpenShiftVersion", 
 """
 from __future__ import annotations
 
+from ...catalogs import checked_operators
 from ...model import Bundle, Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import MAX_TYPE, clip, vkey
 from .. import define, refusal
-from ..lib.catalog import checked_operators
 from ..lib.fbc_blobs import Blob, get, items, val
 from ..lib.versions_common import OLM_MAX
 
