@@ -44,6 +44,7 @@ from ..lib.fbc_blobs import Blob as _Blob
 from ..lib.fbc_blobs import get as _get
 from ..lib.fbc_blobs import items as _items
 from ..lib.fbc_blobs import val as _val
+from ..lib.loader_problems import kind_of
 
 RULE = define("fbc-schema", "A file-based catalog blob breaks the rules opm validate enforces", __doc__, category="catalog", refused_by=[
     refusal("opm", "`opm validate` (and rendering or serving the catalog) refuses a catalog whose packages, channels, bundles "
@@ -97,7 +98,7 @@ def fbc_schema(repo: Repository, ctx):
             if cat.missing:
                 continue
             for p in cat.problems:  # the loader's problems with the catalog file, under their rules' ids (yaml-syntax, ...)
-                yield finding(p.rule, cat.rel, None, p.message, line=p.line, column=p.column, severity=p.severity,
+                yield finding(p.rule, cat.rel, None, p.message, line=p.line, column=p.column, kind=kind_of(p),
                               detail=p.detail)
             if cat.readable:
                 yield from _validate_catalog(cat)

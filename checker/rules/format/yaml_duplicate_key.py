@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ...model import Bundle, Repository
 from .. import define, refusal
-from ..lib.loader_problems import problems, repo_files
+from ..lib.loader_problems import kind_of, problems, repo_files
 
 HOSTED_PIPELINE = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/ansible/roles/"
                    "operator-pipeline/templates/openshift/pipelines/operator-hosted-pipeline.yml")
@@ -42,7 +42,7 @@ def findings_in(files):
     the same value: kind ``same-value``)."""
     for sf, p in problems(files, RULE.id):
         yield RULE.at(sf, None, p.message, line=p.line, column=p.column, detail=p.detail,
-                      kind="same-value" if p.severity == "warning" else "")
+                      kind=kind_of(p))
 
 
 @RULE.check

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ...model import Bundle, Repository
 from .. import define, refusal
-from ..lib.loader_problems import problems, repo_files
+from ..lib.loader_problems import kind_of, problems, repo_files
 
 GO_YAML = "https://github.com/yaml/go-yaml/blob/v2/decode.go"
 API_BUNDLE = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/bundle.go"
@@ -43,7 +43,7 @@ def findings_in(files):
     reading, the loader's warnings: kind ``unchecked``)."""
     for sf, p in problems(files, RULE.id):
         yield RULE.at(sf, None, p.message, line=p.line, column=p.column, detail=p.detail,
-                      kind="unchecked" if p.severity == "warning" else "")
+                      kind=kind_of(p))
 
 
 @RULE.check

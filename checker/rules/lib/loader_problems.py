@@ -5,6 +5,15 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+# The kind, in checker/data/verdicts.yaml, of what the loader records as a warning: where only
+# olm-check stops reading (yaml-limits), a key repeated with the same value (yaml-duplicate-key).
+WARNING_KINDS = {"yaml-limits": "unchecked", "yaml-duplicate-key": "same-value"}
+
+
+def kind_of(p) -> str:
+    """The finding kind of a loader problem ``p`` ("" for its rule's default)."""
+    return WARNING_KINDS.get(p.rule, "") if p.severity == "warning" else ""
+
 
 def problems(files: Iterable, rule_id: str) -> Iterator[tuple]:
     """``(file, problem)`` for each problem of rule ``rule_id`` the loader recorded in ``files``."""
