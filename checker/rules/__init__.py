@@ -262,47 +262,6 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
 
 _NOT_RULES = frozenset(("internal-error",))  # findings about olm-check itself, not of a rule
 
-_NAMES = frozenset(("opm", "olm", "kubectl", "yamllint", "olm-check"))
-
-
-def split_message(text: str) -> tuple:
-    """``(message, detail)`` from a text written as "what is wrong; why. How to fix it." (the
-    form of the older one-paragraph messages): the message is the text up to the first "; "
-    or sentence end outside brackets and double quotes, the detail the rest, as sentences.
-    For families of messages written in that form; new findings give ``detail=`` themselves."""
-    depth, quoted, cut = 0, False, None
-    for i, c in enumerate(text):
-        if c == '"' or c == "`":
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth = max(0, depth - 1)
-        elif depth == 0 and text[i + 1:i + 2] == " " and (c == ";" or (c == "." and text[i + 2:i + 3].isupper())):
-            cut = i
-            break
-    if cut is None:
-        return text.rstrip().rstrip("."), ""
-    message, detail = text[:cut].rstrip(), text[cut + 2:].strip()
-    first = detail.split(" ", 1)[0]
-    if first.isalpha() and first.islower() and first not in _NAMES:
-        detail = detail[0].upper() + detail[1:]
-    if detail and detail[-1] not in ".!?)":
-        detail += "."
-    return message, detail
-
-
-def said(rule_id: str, file, node: Optional[Node], text: str, **kw) -> Finding:
-    """``finding`` with message and detail from ``split_message(text)``; a text that is one
-    sentence gets the rule's own why as its detail (who refuses it, or its summary)."""
-    message, detail = split_message(text)
-    if not detail:
-        detail = default_detail(rule_id)
-    return finding(rule_id, file, node, message, detail=detail, **kw)
-
-
 def default_detail(rule_id: str) -> str:
     """The why of a rule, for a finding whose message says what is wrong and how to put it
     right in one sentence: who refuses it (its first refusal), or its summary."""
