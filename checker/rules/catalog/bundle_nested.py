@@ -18,6 +18,7 @@ Good: operators/foo/1.0.0/manifests/foo.clusterserviceversion.yaml
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define
 
@@ -42,7 +43,7 @@ def nested_in(rel: str):
 
 
 @RULE.check
-def bundle_nested(bundle: Bundle, ctx):
+def bundle_nested(bundle: Bundle, ctx: Context):
     if bundle.operator is not None:
         return
     where = nested_in(bundle.rel)

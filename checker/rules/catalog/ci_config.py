@@ -35,6 +35,7 @@ Good:
 from __future__ import annotations
 
 from ...catalogs import checked_operators
+from ...context import Context
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from .. import default_detail, define, refusal
@@ -67,7 +68,7 @@ def _str(n):
 
 
 @RULE.check(scope="repo")
-def ci_config(repo: Repository, ctx):
+def ci_config(repo: Repository, ctx: Context):
     wanted = checked_operators(repo)
     for name in sorted(wanted):
         op = repo.operators.get(name)

@@ -30,6 +30,7 @@ Good: 1.0.0 <- 1.1.0 <- 1.1.1 <- 1.2.0 (head)
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...upgrade_graph import label_of, opm_channels, opm_stranded, version_of, walk_text
 from ...versions import clip, release_ranges, vkey
@@ -48,7 +49,7 @@ RULE = define("dangling-bundle", "A bundle nothing replaces or skips and that is
 
 
 @RULE.check(scope="repo")
-def dangling_bundle(repo: Repository, ctx):
+def dangling_bundle(repo: Repository, ctx: Context):
     for name, _op, facts, explicit in graph_operators(repo):
         graphs, lenient, in_cycle = channel_graphs(facts, explicit)
         built = {cname: ch for cname, (ch, _cycles) in graphs.items()}

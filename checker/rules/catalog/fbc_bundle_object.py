@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from ...catalogs import checked_operators
+from ...context import Context
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import vkey
@@ -69,7 +70,7 @@ def _bundle_object(root):
 
 
 @RULE.check(scope="repo")
-def fbc_bundle_object(repo: Repository, ctx):
+def fbc_bundle_object(repo: Repository, ctx: Context):
     fbc = repo.fbc
     for name in sorted(checked_operators(repo)):
         oc = fbc.get(name)

@@ -22,6 +22,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...versions import vkey
 from .. import define
@@ -57,7 +58,7 @@ def _span(rels: list) -> str:
 
 
 @RULE.check(scope="repo")
-def fbc_ocp_mismatch(repo: Repository, ctx):
+def fbc_ocp_mismatch(repo: Repository, ctx: Context):
     fbc = repo.fbc
     for f in repo.facts:
         if not f.checked or not f.operator or not f.csv_name or f.label_range is None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 
 from ...catalogs import checked_operators
+from ...context import Context
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...upstream.blangsemver import SemverError, parse_range
@@ -86,7 +87,7 @@ def _fnd(cat, blob, node, message, detail=WHY):
 
 
 @RULE.check(scope="repo")
-def fbc_schema(repo: Repository, ctx):
+def fbc_schema(repo: Repository, ctx: Context):
     fbc = repo.fbc
     wanted = checked_operators(repo)
     for name in sorted(wanted):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...context import Context
 from ...model import Repository
 from ...upstream.blangsemver import SemverError, parse_tolerant
 from .. import define, refusal
@@ -66,7 +67,7 @@ def _newest(facts):
 
 
 @RULE.check(scope="repo")
-def operator_name(repo: Repository, ctx):
+def operator_name(repo: Repository, ctx: Context):
     by = {}
     for f in repo.facts:
         if f.operator:

@@ -38,6 +38,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository, split_renames
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
@@ -145,7 +146,7 @@ def _names(items, limit=5) -> str:
 
 
 @RULE.check(scope="repo")
-def pr_shape(repo: Repository, ctx):
+def pr_shape(repo: Repository, ctx: Context):
     changes = repo.changes
     if changes is None or not repo.is_catalog_repo:
         return

@@ -27,6 +27,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...catalogs import ci_data
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence, to_py
 from .. import define, refusal
@@ -123,7 +124,7 @@ def _kind(v) -> str:
 
 
 @RULE.check
-def release_config(bundle: Bundle, ctx):
+def release_config(bundle: Bundle, ctx: Context):
     sf = bundle.release_config
     if sf is None or not sf.readable or not sf.documents:
         return  # yaml-syntax / yaml-limits say why it cannot be read

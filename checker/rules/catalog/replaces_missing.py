@@ -24,6 +24,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...upgrade_graph import version_of
 from ...versions import clip
@@ -42,7 +43,7 @@ RULE = define("replaces-missing", "spec.replaces names the bundle itself or a ve
 
 
 @RULE.check(scope="repo")
-def replaces_missing(repo: Repository, ctx):
+def replaces_missing(repo: Repository, ctx: Context):
     for name, (op, facts) in operators(repo).items():
         if fbc_operator(op):
             continue

@@ -16,6 +16,7 @@ Good: both labelled "v4.12", or 1.1.0 labelled "v4.14"
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...upgrade_graph import label_of
 from ...versions import clip, release_ranges, vkey
@@ -34,7 +35,7 @@ RULE = define("replaces-ocp-narrower", "The replaced bundle is published to fewe
 
 
 @RULE.check(scope="repo")
-def replaces_ocp_narrower(repo: Repository, ctx):
+def replaces_ocp_narrower(repo: Repository, ctx: Context):
     live = set()
     for oc in repo.fbc.values():
         live.update(oc.live_releases)

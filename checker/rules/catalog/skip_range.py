@@ -25,6 +25,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...upstream.blangsemver import check_range
 from ...versions import clip
@@ -43,7 +44,7 @@ RULE = define("skip-range", "olm.skipRange is not a semver range OLM can parse",
 
 
 @RULE.check(scope="repo")
-def skip_range(repo: Repository, ctx):
+def skip_range(repo: Repository, ctx: Context):
     for f in repo.facts:
         if not f.checked or f.skip_range is None:
             continue

@@ -20,6 +20,7 @@ Good: 1.1.0 replaces 1.0.0 and 1.0.0 replaces nothing
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...upgrade_graph import label_of, version_of
 from ...upstream.blangsemver import npm_spec_contains
@@ -38,7 +39,7 @@ RULE = define("upgrade-graph-loop", "replaces / skips / skipRange form a cycle",
 
 
 @RULE.check(scope="repo")
-def upgrade_graph_loop(repo: Repository, ctx):
+def upgrade_graph_loop(repo: Repository, ctx: Context):
     for _name, _op, facts, explicit in graph_operators(repo):
         graphs, _lenient, _in_cycle = channel_graphs(facts, explicit)
         for cname, (ch, cycles) in graphs.items():

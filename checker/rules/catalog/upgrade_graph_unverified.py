@@ -21,6 +21,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...versions import clip
 from .. import define
@@ -30,7 +31,7 @@ RULE = define("upgrade-graph-unverified", "A bundle checked without its operator
 
 
 @RULE.check(scope="repo")
-def upgrade_graph_unverified(repo: Repository, ctx):
+def upgrade_graph_unverified(repo: Repository, ctx: Context):
     for f in repo.facts:
         if not f.checked or f.operator is not None:
             continue

@@ -24,6 +24,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...finding import Fix
 from ...model import Repository
 from ...nodes import Mapping, Scalar
@@ -35,7 +36,7 @@ RULE = define("catalogsource-ignored-fields", "A CatalogSource sets fields the c
 
 
 @RULE.check(scope="repo")
-def catalogsource_ignored_fields(repo: Repository, ctx):
+def catalogsource_ignored_fields(repo: Repository, ctx: Context):
     for sf, _root, spec in catalog_sources(repo):
         if isinstance(spec, Mapping):
             yield from _ignored_fields(sf, spec)

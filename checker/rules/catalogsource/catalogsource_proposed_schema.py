@@ -19,6 +19,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from ...nodes import Mapping
 from .. import define
@@ -29,7 +30,7 @@ RULE = define("catalogsource-proposed-schema", "A CatalogSource uses the provisi
 
 
 @RULE.check(scope="repo")
-def catalogsource_proposed_schema(repo: Repository, ctx):
+def catalogsource_proposed_schema(repo: Repository, ctx: Context):
     if ctx.config.catalogsource_schema == "proposed":
         return
     for sf, _root, spec in catalog_sources(repo):

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ...context import Context
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence, to_py
 from ...upstream.docker_reference import image_reference_problem
@@ -60,7 +61,7 @@ def _validator():
 
 
 @RULE.check(scope="repo")
-def catalogsource_schema(repo: Repository, ctx):
+def catalogsource_schema(repo: Repository, ctx: Context):
     for sf, root, spec in catalog_sources(repo):
         if spec is None:
             yield RULE.at(sf, root, "the CatalogSource has no spec",

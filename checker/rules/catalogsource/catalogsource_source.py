@@ -23,6 +23,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...finding import Fix
 from ...model import Repository
 from ...nodes import Mapping, Scalar
@@ -38,7 +39,7 @@ RULE = define("catalogsource-source", "A CatalogSource has no usable source, or 
 
 
 @RULE.check(scope="repo")
-def catalogsource_source(repo: Repository, ctx):
+def catalogsource_source(repo: Repository, ctx: Context):
     proposed = ctx.config.catalogsource_schema == "proposed"
     for sf, _root, spec in catalog_sources(repo):
         if isinstance(spec, Mapping):

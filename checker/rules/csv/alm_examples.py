@@ -24,6 +24,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar
 from .. import define, refusal
@@ -53,7 +54,7 @@ RULE = define("alm-examples", "alm-examples is not a JSON array of examples of t
 
 
 @RULE.check
-def alm_examples(bundle: Bundle, ctx):
+def alm_examples(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import time
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define
@@ -75,7 +76,7 @@ RULE = define("alm-examples-schema", "An alm-examples entry does not validate ag
 
 
 @RULE.check
-def alm_examples_schema(bundle: Bundle, ctx):
+def alm_examples_schema(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar
 from .. import define
@@ -45,7 +46,7 @@ RULE = define("arch-os-labels",
 
 
 @RULE.check
-def arch_os_labels(bundle: Bundle, ctx):
+def arch_os_labels(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

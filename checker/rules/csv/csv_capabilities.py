@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -37,7 +38,7 @@ RULE = define("csv-capabilities", "The capabilities annotation is not one of the
 
 
 @RULE.check
-def csv_capabilities(bundle: Bundle, ctx):
+def csv_capabilities(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

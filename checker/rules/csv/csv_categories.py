@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 from ..lib.csv import data, the_csv
@@ -39,7 +40,7 @@ RULE = define("csv-categories", "A category in the categories annotation is outs
 
 
 @RULE.check
-def csv_categories(bundle: Bundle, ctx):
+def csv_categories(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -55,6 +55,7 @@ from functools import lru_cache
 from typing import Optional
 from urllib.parse import urlsplit
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from ...upstream.go_parsers import go_mail_address_error, go_request_uri_error
@@ -109,7 +110,7 @@ RULE = define("csv-metadata-format",
 
 
 @RULE.check
-def csv_metadata_format(bundle: Bundle, ctx):
+def csv_metadata_format(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -22,6 +22,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -38,7 +39,7 @@ RULE = define("csv-name", "metadata.name or spec.replaces is not a valid CSV nam
 
 
 @RULE.check
-def csv_name(bundle: Bundle, ctx):
+def csv_name(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

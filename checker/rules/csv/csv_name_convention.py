@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from ...context import Context
 from ...model import Bundle
 from ...upstream.blangsemver import is_strict as is_semver
 from .. import define
@@ -50,7 +51,7 @@ RULE = define("csv-name-convention", "The CSV name is not <package>.v<semver>", 
 
 
 @RULE.check
-def csv_name_convention(bundle: Bundle, ctx):
+def csv_name_convention(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -41,6 +41,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
@@ -66,7 +67,7 @@ RULE = define("csv-required-fields",
 
 
 @RULE.check
-def csv_required_fields(bundle: Bundle, ctx):
+def csv_required_fields(bundle: Bundle, ctx: Context):
     optional = {str(x) for x in (ctx.option("csv-required-fields", "optional") or [])}
     for field_name, f in _required(bundle, ctx):
         if f is not None and field_name not in optional:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from ...upstream.blangsemver import is_strict as is_semver
@@ -39,7 +40,7 @@ RULE = define("csv-version", "spec.version is not a semantic version", __doc__, 
 
 
 @RULE.check
-def csv_version(bundle: Bundle, ctx):
+def csv_version(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

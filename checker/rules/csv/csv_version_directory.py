@@ -14,6 +14,7 @@ Good: operators/my-operator/1.2.3/ with `version: 1.2.3`
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -27,7 +28,7 @@ RULE = define("csv-version-directory", "In a catalog repository, the version dir
 
 
 @RULE.check
-def csv_version_directory(bundle: Bundle, ctx):
+def csv_version_directory(bundle: Bundle, ctx: Context):
     if bundle.version_dir is None:
         return
     csv = the_csv(bundle)

@@ -54,6 +54,7 @@ import json
 import re
 from typing import Optional
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from ...upstream.docker_reference import image_reference_problem, split_docker_domain
@@ -84,7 +85,7 @@ RULE = define("disconnected-requirements",
 
 
 @RULE.check
-def disconnected_requirements(bundle: Bundle, ctx):
+def disconnected_requirements(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

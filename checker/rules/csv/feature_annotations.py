@@ -36,6 +36,7 @@ from __future__ import annotations
 import difflib
 import json
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from ...versions import clip as vclip
@@ -65,7 +66,7 @@ RULE = define("feature-annotations",
 
 
 @RULE.check
-def feature_annotations(bundle: Bundle, ctx):
+def feature_annotations(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return
@@ -171,7 +172,7 @@ def _feature_value(sf, key, v):
 
 
 @RULE.check
-def infrastructure_features_list(bundle: Bundle, ctx):
+def infrastructure_features_list(bundle: Bundle, ctx: Context):
     """operators.openshift.io/infrastructure-features must be a JSON list of known features
     (kind `legacy`: the older form of the same annotations; its deprecation is the
     infrastructure-features-deprecated rule's)."""

@@ -24,6 +24,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 from ..lib.csv import data, the_csv
@@ -40,7 +41,7 @@ RULE = define("feature-annotations-required",
 
 
 @RULE.check
-def feature_annotations_required(bundle: Bundle, ctx):
+def feature_annotations_required(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -25,6 +25,7 @@ import json
 
 import yaml
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -42,7 +43,7 @@ RULE = define("initialization-resource",
 
 
 @RULE.check
-def initialization_resource(bundle: Bundle, ctx):
+def initialization_resource(bundle: Bundle, ctx: Context):
     csv, node = csv_annotation(bundle, INIT)
     if node is None:
         return

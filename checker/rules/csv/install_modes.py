@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
@@ -45,7 +46,7 @@ RULE = define("install-modes", "installModes is empty, lists a mode twice or an 
 
 
 @RULE.check
-def install_modes(bundle: Bundle, ctx):
+def install_modes(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

@@ -19,6 +19,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 from ..lib.csv import csv_annotation, owned_crds
@@ -32,7 +33,7 @@ RULE = define("internal-objects",
 
 
 @RULE.check
-def internal_objects(bundle: Bundle, ctx):
+def internal_objects(bundle: Bundle, ctx: Context):
     csv, node = csv_annotation(bundle, INTERNAL)
     if node is None or is_blank(node):
         return

@@ -24,6 +24,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -50,7 +51,7 @@ RULE = define("marketplace-annotation", "A redhat-marketplace CSV lacks the mark
 
 
 @RULE.check
-def marketplace_annotation(bundle: Bundle, ctx):
+def marketplace_annotation(bundle: Bundle, ctx: Context):
     csv = bundle.csv
     package = bundle.package
     if csv is None or not package:

@@ -21,6 +21,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 from ..lib.csv import data, the_csv
@@ -39,7 +40,7 @@ RULE = define("olm-annotation-case", "An olm.* (or other OLM) annotation key has
 
 
 @RULE.check
-def olm_annotation_case(bundle: Bundle, ctx):
+def olm_annotation_case(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

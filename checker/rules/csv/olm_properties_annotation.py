@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define
@@ -33,7 +34,7 @@ RULE = define("olm-properties-annotation", "olm.properties is set on the CSV: pr
 
 
 @RULE.check
-def olm_properties_annotation(bundle: Bundle, ctx):
+def olm_properties_annotation(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

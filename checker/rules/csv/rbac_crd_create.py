@@ -47,6 +47,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define
 from ..lib.rbac import CRD_GROUP, CRD_RESOURCE, Grant, _lifted, _who, grants
@@ -56,7 +57,7 @@ RULE = define("rbac-crd-create", "The operator may create CustomResourceDefiniti
 
 
 @RULE.check
-def rbac_crd_create(bundle: Bundle, ctx):
+def rbac_crd_create(bundle: Bundle, ctx: Context):
     gs = grants(bundle)
     # service accounts that may create CRDs cluster-wide in every install (clusterPermissions)
     cluster_sas = {g.sa for g in gs if g.scope == "cluster" and g.sa and not g.names

@@ -42,6 +42,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define
 from ..lib.rbac import Grant, _lifted, _names, _who, default_sccs, grants
@@ -51,7 +52,7 @@ RULE = define("rbac-risky", "The operator may modify default SCCs or every SCC (
 
 
 @RULE.check
-def rbac_risky(bundle: Bundle, ctx):
+def rbac_risky(bundle: Bundle, ctx: Context):
     defaults = default_sccs()
     for g in grants(bundle):
         if g.covers("security.openshift.io", "securitycontextconstraints"):

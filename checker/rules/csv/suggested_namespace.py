@@ -22,6 +22,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from ...upstream.k8s_names import DNS1123_LABEL_RULE, dns_label_problem
@@ -41,7 +42,7 @@ RULE = define("suggested-namespace",
 
 
 @RULE.check
-def suggested_namespace(bundle: Bundle, ctx):
+def suggested_namespace(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return

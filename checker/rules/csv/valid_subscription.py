@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from .. import define, refusal
@@ -41,7 +42,7 @@ RULE = define("valid-subscription", "valid-subscription is not a non-empty JSON 
 
 
 @RULE.check
-def valid_subscription(bundle: Bundle, ctx):
+def valid_subscription(bundle: Bundle, ctx: Context):
     csv, node = csv_annotation(bundle, VALID_SUB)
     if node is None:
         return

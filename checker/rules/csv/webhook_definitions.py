@@ -45,6 +45,8 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
+
 # `webhook-definitions`: the CSV's `spec.webhookdefinitions` as OLM installs them.
 #
 # Sources: OLM's CSV sync (pkg/controller/operators/olm/operator.go: a repeated generateName or
@@ -85,7 +87,7 @@ RULE = define("webhook-definitions", "A webhook description OLM refuses or can n
 
 
 @RULE.check
-def webhook_definitions(bundle: Bundle, ctx):
+def webhook_definitions(bundle: Bundle, ctx: Context):
     cs = csv_spec(bundle)
     if cs is None:
         return

@@ -38,6 +38,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import K8S_V1, PLAIN_V0, REGISTRY_V1, Bundle, Repository
 from ...nodes import Scalar
 from ...upgrade_graph import label_of, version_of
@@ -63,7 +64,7 @@ RULE = define("bundle-annotations", "Required bundle annotations are missing or 
 
 
 @RULE.check
-def bundle_annotations(bundle: Bundle, ctx):
+def bundle_annotations(bundle: Bundle, ctx: Context):
     ann = bundle.annotations
     af = bundle.annotations_file
     if ann is None or af is None:
@@ -154,7 +155,7 @@ def bundle_annotations(bundle: Bundle, ctx):
 
 
 @RULE.check(scope="repo")
-def default_channel(repo: Repository, ctx):
+def default_channel(repo: Repository, ctx: Context):
     """bundle-annotations, package level: in a catalog repository the package's default
     channel is the one its highest-version bundle declares (opm's ``SemverPackageManifest``
     for replaces mode, the newest bundle added for semver mode, and the catalog CI's

@@ -20,6 +20,7 @@ Good: operators/foo/1.0.0/{manifests/,metadata/annotations.yaml}
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle, Repository
 from ...nodes import Mapping, Scalar
 from .. import define, refusal
@@ -45,7 +46,7 @@ def findings_in(files):
 
 
 @RULE.check
-def loader_problems(bundle: Bundle, ctx):
+def loader_problems(bundle: Bundle, ctx: Context):
     yield from findings_in(bundle.files)
     if bundle.dockerfile is not None:
         for p in bundle.dockerfile.problems:
@@ -53,12 +54,12 @@ def loader_problems(bundle: Bundle, ctx):
 
 
 @RULE.check(scope="repo")
-def loader_problems_outside_bundles(repo: Repository, ctx):
+def loader_problems_outside_bundles(repo: Repository, ctx: Context):
     yield from findings_in(repo_files(repo))
 
 
 @RULE.check
-def bundle_layout(bundle: Bundle, ctx):
+def bundle_layout(bundle: Bundle, ctx: Context):
     d = bundle.rel
     refused = bundle.refused_dirs  # a link out of the tree: yaml-limits says so
     has_manifests, has_metadata = bundle.has_manifests_dir, bundle.has_metadata_dir

@@ -23,6 +23,7 @@ import hashlib
 import zlib
 from typing import Optional
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 
@@ -101,7 +102,7 @@ RULE = define("bundle-size", "The bundle is over OLM's 1 MiB limit (compressed),
 
 
 @RULE.check
-def bundle_size(bundle: Bundle, ctx):
+def bundle_size(bundle: Bundle, ctx: Context):
     files = [f for f in bundle.files if f.raw is not None or f.text is not None]
     if not files:
         return

@@ -18,6 +18,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from .. import define, refusal
 from ..lib.crds import bundle_crds
@@ -34,7 +35,7 @@ RULE = define("crd-duplicate", "The same CRD is defined twice in the bundle", __
 
 
 @RULE.check
-def crd_duplicate(bundle: Bundle, ctx):
+def crd_duplicate(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     crds = bundle_crds(bundle)

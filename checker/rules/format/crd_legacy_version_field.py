@@ -30,6 +30,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from .. import define
 from ..lib.crds import V1_CRD, Crd, bundle_crds, first_crds
@@ -38,7 +39,7 @@ RULE = define("crd-legacy-version-field", "A v1 CRD carries the v1beta1 field sp
 
 
 @RULE.check
-def crd_legacy_version_field(bundle: Bundle, ctx):
+def crd_legacy_version_field(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     _, firsts = first_crds(bundle_crds(bundle))

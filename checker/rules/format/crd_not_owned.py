@@ -27,6 +27,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from .. import define, refusal
 from ..lib.crds import bundle_crds, claimed_crds, first_crds, owned_entries, required_names
@@ -41,7 +42,7 @@ RULE = define("crd-not-owned", "A CRD in the bundle is not owned by the CSV", __
 
 
 @RULE.check
-def crd_not_owned(bundle: Bundle, ctx):
+def crd_not_owned(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     by_name, firsts = first_crds(bundle_crds(bundle))

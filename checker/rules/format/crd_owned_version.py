@@ -28,6 +28,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from ...nodes import Scalar, Sequence
 from .. import define, refusal
@@ -51,7 +52,7 @@ RULE = define("crd-owned-version", "An owned CRD version is not served, or a CRD
 
 
 @RULE.check
-def crd_owned_version(bundle: Bundle, ctx):
+def crd_owned_version(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     _, firsts = first_crds(bundle_crds(bundle))

@@ -29,6 +29,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Repository
 from .. import define, refusal
 
@@ -43,7 +44,7 @@ RULE = define("crd-version-removal", "A CRD version the previous bundle stored i
 
 
 @RULE.check(scope="repo")
-def crd_version_removal(repo: Repository, ctx):
+def crd_version_removal(repo: Repository, ctx: Context):
     facts = list(repo.facts)
     by_csv: dict = {}
     for f in facts:

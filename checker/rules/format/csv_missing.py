@@ -10,6 +10,7 @@ in their own version directory).
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from .. import define, refusal
 
@@ -25,7 +26,7 @@ RULE = define("csv-missing", "The bundle has no ClusterServiceVersion, or more t
 
 
 @RULE.check
-def csv_missing(bundle: Bundle, ctx):
+def csv_missing(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None) or not bundle.manifest_files:
         return
     csvs = bundle.csvs

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar
 from .. import define, refusal
@@ -78,7 +79,7 @@ def _bad_api_version(v: str) -> Optional[str]:
 
 
 @RULE.check
-def manifest_invalid(bundle: Bundle, ctx):
+def manifest_invalid(bundle: Bundle, ctx: Context):
     for m in bundle.manifests:
         root = m.root
         sf = m.file

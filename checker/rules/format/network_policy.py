@@ -23,6 +23,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from .. import define, refusal
 
@@ -36,7 +37,7 @@ RULE = define("network-policy", "A NetworkPolicy in the bundle (catalog policy)"
 
 
 @RULE.check
-def network_policy(bundle: Bundle, ctx):
+def network_policy(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return  # plain (k8s+v1) bundles may hold any kind
     for m in bundle.manifests:

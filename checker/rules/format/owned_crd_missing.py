@@ -28,6 +28,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from .. import define, refusal
 from ..lib.crds import Owned, bundle_crds, first_crds, owned_candidates, owned_entries
@@ -45,7 +46,7 @@ RULE = define("owned-crd-missing", "A CRD the CSV owns is not in the bundle", __
 
 
 @RULE.check
-def owned_crd_missing(bundle: Bundle, ctx):
+def owned_crd_missing(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     by_name, firsts = first_crds(bundle_crds(bundle))

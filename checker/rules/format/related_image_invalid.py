@@ -50,6 +50,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from ...context import Context
 from ...finding import Fix, clip
 from ...model import REGISTRY_V1, Bundle
 from ...nodes import Mapping, Scalar, Sequence
@@ -82,7 +83,7 @@ RULE = define("related-image-invalid", "A relatedImages entry is empty or not a 
 
 
 @RULE.check
-def related_image_invalid(bundle: Bundle, ctx):
+def related_image_invalid(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     csv = bundle.csv

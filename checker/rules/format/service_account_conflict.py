@@ -22,6 +22,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
@@ -60,7 +61,7 @@ RULE = define("service-account-conflict", "A ServiceAccount manifest duplicates 
 
 
 @RULE.check
-def service_account_conflict(bundle: Bundle, ctx):
+def service_account_conflict(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return
     csv = bundle.csv

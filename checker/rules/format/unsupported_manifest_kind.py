@@ -39,6 +39,7 @@ from typing import Optional
 
 import yaml
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from ...versions import release_ranges as _ranges
 from ...versions import vkey
@@ -109,7 +110,7 @@ def _suggest(kind: str, known: list) -> Optional[str]:
 
 
 @RULE.check
-def manifest_kinds(bundle: Bundle, ctx):
+def manifest_kinds(bundle: Bundle, ctx: Context):
     if bundle.mediatype not in (REGISTRY_V1, None):
         return  # plain (k8s+v1) bundles may hold any kind
     table = kind_table()

@@ -22,6 +22,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle, Repository
 from .. import define, refusal
 from ..lib.loader_problems import kind_of, problems, repo_files
@@ -46,10 +47,10 @@ def findings_in(files):
 
 
 @RULE.check
-def yaml_duplicate_key(bundle: Bundle, ctx):
+def yaml_duplicate_key(bundle: Bundle, ctx: Context):
     yield from findings_in(bundle.files)
 
 
 @RULE.check(scope="repo")
-def yaml_duplicate_key_outside_bundles(repo: Repository, ctx):
+def yaml_duplicate_key_outside_bundles(repo: Repository, ctx: Context):
     yield from findings_in(repo_files(repo))

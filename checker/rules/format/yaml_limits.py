@@ -19,6 +19,7 @@ genuinely that large.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle, Repository
 from .. import define, refusal
 from ..lib.loader_problems import kind_of, problems, repo_files
@@ -47,10 +48,10 @@ def findings_in(files):
 
 
 @RULE.check
-def yaml_limits(bundle: Bundle, ctx):
+def yaml_limits(bundle: Bundle, ctx: Context):
     yield from findings_in(bundle.files)
 
 
 @RULE.check(scope="repo")
-def yaml_limits_outside_bundles(repo: Repository, ctx):
+def yaml_limits_outside_bundles(repo: Repository, ctx: Context):
     yield from findings_in(repo_files(repo))

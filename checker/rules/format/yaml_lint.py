@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 
@@ -75,7 +76,7 @@ RULE = define("yaml-lint", "yamllint, with the catalog pipeline's configuration,
 
 
 @RULE.check
-def yaml_lint(bundle: Bundle, ctx):
+def yaml_lint(bundle: Bundle, ctx: Context):
     if not _in_scope(bundle, ctx):
         return
     conf = None

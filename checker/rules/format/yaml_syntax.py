@@ -27,6 +27,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle, Repository
 from .. import define, refusal
 from ..lib.loader_problems import problems, repo_files
@@ -53,10 +54,10 @@ def findings_in(files):
 
 
 @RULE.check
-def yaml_syntax(bundle: Bundle, ctx):
+def yaml_syntax(bundle: Bundle, ctx: Context):
     yield from findings_in(bundle.files)
 
 
 @RULE.check(scope="repo")
-def yaml_syntax_outside_bundles(repo: Repository, ctx):
+def yaml_syntax_outside_bundles(repo: Repository, ctx: Context):
     yield from findings_in(repo_files(repo))

@@ -14,6 +14,7 @@ or mark its RoleBinding optional.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Sequence
 from .. import define
@@ -27,7 +28,7 @@ BUILTIN_GROUPS = {"", "apps", "batch", "autoscaling", "policy", "extensions"}
 
 
 @RULE.check
-def plain_bundle_apis(bundle: Bundle, ctx):
+def plain_bundle_apis(bundle: Bundle, ctx: Context):
     if plain_kind(bundle) is None or not bundle.readable:
         return
     provided, own_groups = [], set()

@@ -17,6 +17,7 @@ not see.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define, refusal
 from ..lib.plain import DESIGN, DESIGN_QUOTE, plain_kind
@@ -28,7 +29,7 @@ RULE = define("plain-bundle-deployment", "A plain bundle has no Deployment for t
 
 
 @RULE.check
-def plain_bundle_deployment(bundle: Bundle, ctx):
+def plain_bundle_deployment(bundle: Bundle, ctx: Context):
     kind = plain_kind(bundle)
     if kind is None or not bundle.readable:
         return

@@ -26,6 +26,7 @@ not see.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from ...upstream.blangsemver import SemverError, parse
@@ -47,7 +48,7 @@ def _has(m, key) -> bool:
 
 
 @RULE.check
-def plain_bundle_metadata(bundle: Bundle, ctx):
+def plain_bundle_metadata(bundle: Bundle, ctx: Context):
     kind = plain_kind(bundle)
     if kind is None:
         return

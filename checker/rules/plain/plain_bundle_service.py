@@ -20,6 +20,7 @@ not see.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
@@ -33,7 +34,7 @@ RULE = define("plain-bundle-service", "An APIService or webhook configuration na
 
 
 @RULE.check
-def plain_bundle_service(bundle: Bundle, ctx):
+def plain_bundle_service(bundle: Bundle, ctx: Context):
     kind = plain_kind(bundle)
     if kind is None or not bundle.readable:
         return

@@ -31,6 +31,7 @@ not see.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping
 from .. import define, refusal
@@ -60,7 +61,7 @@ def _service_accounts(bundle: Bundle) -> set:
 
 
 @RULE.check
-def plain_bundle_wildcard_rbac(bundle: Bundle, ctx):
+def plain_bundle_wildcard_rbac(bundle: Bundle, ctx: Context):
     kind = plain_kind(bundle)
     if kind is None or not bundle.readable:
         return

@@ -15,6 +15,7 @@ older API version there.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import vstr
 from .. import define, refusal
@@ -30,7 +31,7 @@ RULE = define("api-not-yet-available", "The bundle uses an API version that does
 
 
 @RULE.check
-def api_not_yet_available(bundle: Bundle, ctx):
+def api_not_yet_available(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     table = ctx.ocp
     ar = api_range(bundle, table)

@@ -9,6 +9,7 @@ Fix: move to the replacement API the message names.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import vstr
 from .. import define
@@ -19,7 +20,7 @@ RULE = define("deprecated-api", "The bundle uses a deprecated Kubernetes API", _
 
 
 @RULE.check
-def deprecated_api(bundle: Bundle, ctx):
+def deprecated_api(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     table = ctx.ocp
     ar = api_range(bundle, table)

@@ -19,6 +19,7 @@ annotation once the range no longer reaches 4.13 or earlier.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from .. import define
 from ..lib.versions_common import installable_releases, rels
@@ -28,7 +29,7 @@ RULE = define("infrastructure-features-deprecated", "operators.openshift.io/infr
 
 
 @RULE.check
-def infrastructure_features_deprecated(bundle: Bundle, ctx):
+def infrastructure_features_deprecated(bundle: Bundle, ctx: Context):
     csv = bundle.csv
     if csv is None:
         return

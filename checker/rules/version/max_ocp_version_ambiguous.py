@@ -11,6 +11,7 @@ Fix: keep exactly one declaration.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import clip, vstr
 from .. import define, refusal
@@ -24,7 +25,7 @@ RULE = define("max-ocp-version-ambiguous", "olm.maxOpenShiftVersion is declared 
 
 
 @RULE.check
-def max_ocp_version_ambiguous(bundle: Bundle, ctx):
+def max_ocp_version_ambiguous(bundle: Bundle, ctx: Context):
     decls = bundle.versions.max_ocp_decls
     if len(decls) > 1:
         places = "; ".join(f"{d.file.rel}:{d.node.line} ({'CSV olm.properties' if d.where == 'csv-olm-properties' else 'properties.yaml'}: {d.raw})" for d in decls)

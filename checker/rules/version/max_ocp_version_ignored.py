@@ -23,6 +23,7 @@ or to the CSV annotation `olm.properties: '[{"type": "olm.maxOpenShiftVersion", 
 from __future__ import annotations
 
 from ...catalogs import checked_operators
+from ...context import Context
 from ...model import Bundle, Repository
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import MAX_TYPE, clip, vkey
@@ -39,7 +40,7 @@ RULE = define("max-ocp-version-ignored", "maxOpenShiftVersion is declared where 
 
 
 @RULE.check
-def max_ocp_version_ignored(bundle: Bundle, ctx):
+def max_ocp_version_ignored(bundle: Bundle, ctx: Context):
     # declared where OLM does not read it
     csv = bundle.csv
     if csv is not None:
@@ -93,7 +94,7 @@ def _plain(v) -> str:
 # max-ocp-version-ignored in file-based catalogs (seed 001's declarative index key)
 
 @RULE.check(scope="repo")
-def fbc_max_ocp_version_ignored(repo: Repository, ctx):
+def fbc_max_ocp_version_ignored(repo: Repository, ctx: Context):
     """An olm.bundle property whose type names maxOpenShiftVersion but is not
     olm.maxOpenShiftVersion (seed 001 writes operators.coreos.com/maxOpenShiftVersion in its
     declarative index): OLM's resolver copies the bundle's properties into the installed CSV's

@@ -16,6 +16,7 @@ Fix: close the label at maxOpenShiftVersion (`v4.6-v4.8` with max "4.8"), or rai
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import LABEL_KEY, clip, vkey, vstr
 from .. import define, refusal
@@ -30,7 +31,7 @@ RULE = define("max-ocp-version-range", "maxOpenShiftVersion conflicts with the p
 
 
 @RULE.check
-def max_ocp_version_range(bundle: Bundle, ctx):
+def max_ocp_version_range(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     if vi.max_ocp is None:
         return

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...context import Context
 from ...finding import Fix
 from ...model import Bundle
 from ...nodes import Scalar
@@ -47,7 +48,7 @@ RULE = define("max-ocp-version-syntax", "olm.maxOpenShiftVersion is not a valid 
 
 
 @RULE.check
-def max_ocp_version_syntax(bundle: Bundle, ctx):
+def max_ocp_version_syntax(bundle: Bundle, ctx: Context):
     for d in bundle.versions.max_ocp_decls:
         if d.error:
             yield RULE.at(d.file, d.node, f"olm.maxOpenShiftVersion: {d.error.message}", fix=_max_fix(d), detail=d.error.detail)

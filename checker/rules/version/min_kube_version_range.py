@@ -22,6 +22,7 @@ lower minKubeVersion.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import LABEL_KEY, clip, parse_min_kube
 from .. import define, refusal
@@ -41,7 +42,7 @@ RULE = define("min-kube-version-range", "minKubeVersion excludes releases the bu
 
 
 @RULE.check
-def min_kube_version_range(bundle: Bundle, ctx):
+def min_kube_version_range(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     table = ctx.ocp
     file, node = min_kube_place(bundle)

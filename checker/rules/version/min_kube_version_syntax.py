@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import parse_min_kube
 from .. import define, refusal
@@ -33,7 +34,7 @@ RULE = define("min-kube-version-syntax", "spec.minKubeVersion is not a strict ma
 
 
 @RULE.check
-def min_kube_version_syntax(bundle: Bundle, ctx):
+def min_kube_version_syntax(bundle: Bundle, ctx: Context):
     file, node = min_kube_place(bundle)
     if node is None:
         return

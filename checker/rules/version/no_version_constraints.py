@@ -17,6 +17,7 @@ applies, minKubeVersion / maxOpenShiftVersion.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from ...versions import LABEL_KEY
 from .. import define
@@ -27,7 +28,7 @@ RULE = define("no-version-constraints", "The bundle declares no OpenShift or Kub
 
 
 @RULE.check
-def no_version_constraints(bundle: Bundle, ctx):
+def no_version_constraints(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     if vi.no_constraints and bundle.mediatype in (REGISTRY_V1, None) and bundle.annotations_file is not None and not vi.explicit_target \
             and not fbc_operator(bundle):

@@ -14,6 +14,7 @@ a label that reaches no supported release must name one.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import LABEL_KEY, clip, vkey, vstr
 from .. import define, refusal
@@ -28,7 +29,7 @@ RULE = define("ocp-versions-closed-range", "The range ends before the newest Ope
 
 
 @RULE.check
-def ocp_versions_closed_range(bundle: Bundle, ctx):
+def ocp_versions_closed_range(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     af = bundle.annotations_file
     if bundle.annotations is None or af is None:

@@ -17,6 +17,7 @@ Fix: make both the same value.
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import LABEL_KEY, clip, parse_label
 from .. import define, refusal
@@ -31,7 +32,7 @@ RULE = define("ocp-versions-mismatch", "annotations.yaml and the Dockerfile LABE
 
 
 @RULE.check
-def ocp_versions_mismatch(bundle: Bundle, ctx):
+def ocp_versions_mismatch(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     af = bundle.annotations_file
     if bundle.annotations is None or af is None:

@@ -22,6 +22,7 @@ Fix: add the range the bundle supports, e.g. `com.redhat.openshift.versions: "v4
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import REGISTRY_V1, Bundle
 from ...versions import LABEL_KEY, vkey
 from .. import define, refusal
@@ -42,7 +43,7 @@ RULE = define("ocp-versions-missing", "No com.redhat.openshift.versions: the bun
 
 
 @RULE.check
-def ocp_versions_missing(bundle: Bundle, ctx):
+def ocp_versions_missing(bundle: Bundle, ctx: Context):
     # no label at all (reported always; no-version-constraints supersedes it when the bundle
     # declares nothing, and profiles/config settle its severity: engine.settle)
     vi = bundle.versions

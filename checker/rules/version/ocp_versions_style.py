@@ -17,6 +17,7 @@ Good:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import LABEL_KEY
 from .. import define
@@ -27,7 +28,7 @@ RULE = define("ocp-versions-style", "com.redhat.openshift.versions is accepted b
 
 
 @RULE.check
-def ocp_versions_style(bundle: Bundle, ctx):
+def ocp_versions_style(bundle: Bundle, ctx: Context):
     af = bundle.annotations_file
     if bundle.annotations is None or af is None:
         return

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Scalar
 from ...versions import LABEL_KEY
@@ -39,7 +40,7 @@ RULE = define("ocp-versions-syntax", "com.redhat.openshift.versions is not a val
 
 
 @RULE.check
-def ocp_versions_syntax(bundle: Bundle, ctx):
+def ocp_versions_syntax(bundle: Bundle, ctx: Context):
     af = bundle.annotations_file
     if bundle.annotations is None or af is None:
         return

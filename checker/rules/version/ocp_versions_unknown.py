@@ -12,6 +12,7 @@ Fix: update olm-check, or add the release in .olm-check.yaml:
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import LABEL_KEY, label_unknown
 from .. import define
@@ -21,7 +22,7 @@ RULE = define("ocp-versions-unknown", "The range names OpenShift releases olm-ch
 
 
 @RULE.check
-def ocp_versions_unknown(bundle: Bundle, ctx):
+def ocp_versions_unknown(bundle: Bundle, ctx: Context):
     af = bundle.annotations_file
     if bundle.annotations is None or af is None:
         return

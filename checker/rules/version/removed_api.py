@@ -24,6 +24,7 @@ Good: apiVersion: policy/v1 / kind: PodDisruptionBudget
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import vstr
 from .. import define, refusal
@@ -42,7 +43,7 @@ RULE = define("removed-api", "The bundle uses a Kubernetes API removed in a rele
 
 
 @RULE.check
-def removed_api(bundle: Bundle, ctx):
+def removed_api(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     table = ctx.ocp
     ar = api_range(bundle, table)

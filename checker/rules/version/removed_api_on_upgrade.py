@@ -20,6 +20,7 @@ removal (metadata/properties.yaml: `properties: [{type: olm.maxOpenShiftVersion,
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import vstr
 from .. import define, refusal
@@ -35,7 +36,7 @@ RULE = define("removed-api-on-upgrade", "A cluster can upgrade into a release th
 
 
 @RULE.check
-def removed_api_on_upgrade(bundle: Bundle, ctx):
+def removed_api_on_upgrade(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     table = ctx.ocp
     ar = api_range(bundle, table)

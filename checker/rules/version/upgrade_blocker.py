@@ -9,6 +9,7 @@ Fix: nothing, if intended; ship a version without the limit when the operator su
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...versions import vkey
 from .. import define
@@ -18,7 +19,7 @@ RULE = define("upgrade-blocker", "maxOpenShiftVersion blocks cluster upgrades", 
 
 
 @RULE.check
-def upgrade_blocker(bundle: Bundle, ctx):
+def upgrade_blocker(bundle: Bundle, ctx: Context):
     vi = bundle.versions
     if vi.max_ocp is None:
         return

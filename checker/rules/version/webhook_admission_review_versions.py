@@ -18,6 +18,7 @@ Fix: accept `v1` (serve `admission.k8s.io/v1` AdmissionReview) and list it first
 """
 from __future__ import annotations
 
+from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import clip
@@ -33,7 +34,7 @@ RULE = define("webhook-admission-review-versions", "A webhook does not accept ad
 
 
 @RULE.check
-def webhook_admission_review_versions(bundle: Bundle, ctx):
+def webhook_admission_review_versions(bundle: Bundle, ctx: Context):
     csv = bundle.csv
     if csv is None:
         return
