@@ -124,7 +124,7 @@ def operator_slice(repo: Repository, operator: OperatorContext, facts: list[Bund
         for ocp, cat in operator.catalogs.catalogs.items():
             catalogs.setdefault(ocp, {})[name] = cat
     return dataclasses.replace(repo, operators={name: operator.operator}, bundle_refs=list(operator.refs), bundles=[],
-                               facts=list(facts), catalogs=catalogs, fbc=fbc, extra={}, loose_files=[],
+                               facts=list(facts), catalogs=catalogs, fbc=fbc, loose_files=[],
                                catalog_sources=[], problems=[], changes=None)
 
 
@@ -150,7 +150,7 @@ def global_slice(repo: Repository, facts: list[BundleFacts]) -> Repository:
     return dataclasses.replace(repo, operators={op.name: op for k, op in repo.operators.items() if k in touched},
                                bundle_refs=refs, bundles=[],
                                facts=[f for f in facts if f.operator is None or f.rel in kept],
-                               catalogs={}, fbc={}, extra={})
+                               catalogs={}, fbc={})
 
 
 def touched_operators(repo: Repository) -> set[str]:

@@ -177,7 +177,10 @@ class Bundle:
     operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
     version_dir: Optional[str] = None
     versions: VersionInfo = field(default_factory=VersionInfo)
-    extra: dict = field(default_factory=dict)  # memos of derived data (rules compute it once per bundle)
+    # the manifests' CSVs and CRDs, kept while the manifest list is the same (rules ask for them
+    # thousands of times per bundle): (manifests, their count, the selection)
+    _csvs_memo: Optional[tuple] = field(default=None, repr=False, compare=False)
+    _crds_memo: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     def sub(self, *parts: str) -> str:
         """Display path of something inside the bundle directory."""
@@ -189,10 +192,10 @@ class Bundle:
     def csvs(self) -> list:
         # cached: rules ask for the CSV thousands of times per bundle; recomputed only when
         # the manifest list itself changes (loaders build it before any rule runs)
-        cache = self.extra.get("_csvs")
+        cache = self._csvs_memo
         if cache is None or cache[0] is not self.manifests or cache[1] != len(self.manifests):
             cache = (self.manifests, len(self.manifests), [m for m in self.manifests if m.kind == "ClusterServiceVersion"])
-            self.extra["_csvs"] = cache
+            self._csvs_memo = cache
         return cache[2]
 
     @property
@@ -203,10 +206,10 @@ class Bundle:
     @property
     def crds(self) -> list:
         # cached as csvs is (rules ask for them about 40 times per bundle)
-        cache = self.extra.get("_crds")
+        cache = self._crds_memo
         if cache is None or cache[0] is not self.manifests or cache[1] != len(self.manifests):
             cache = (self.manifests, len(self.manifests), [m for m in self.manifests if m.kind == "CustomResourceDefinition"])
-            self.extra["_crds"] = cache
+            self._crds_memo = cache
         return cache[2]
 
     def annotation(self, key: str) -> Optional[Scalar]:
@@ -298,7 +301,7 @@ class Repository:
     fbc: dict = field(default_factory=dict)  # operator name -> catalogs.OperatorCatalogs (file-based catalogs, ci.yaml fbc)
     change_dirs: dict = field(default_factory=dict)  # directory of a change list -> its state (``changes.dir_facts``)
     reader: Any = None  # load.Reader of the run (the checked tree, display paths, limits)
-    extra: dict = field(default_factory=dict)  # what the runner reports of the run (``cache_stats``)
+    cache_stats: Optional[dict] = None  # the runner's result cache this run: {"hits": n, "misses": n}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""csv-unknown-field (checker/rules/csv_fields.py) and the CSV shapes the content rules must
+"""csv-unknown-field (checker/rules/csv/csv_unknown_field.py) and the CSV shapes the content rules must
 survive: the one-line rename of a slip, a field one level off, annotations written as fields,
 and a spec that is null, a string or a list (one csv-required-fields error at the key).
 

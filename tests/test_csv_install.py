@@ -1,4 +1,4 @@
-"""CSV install-content rules (checker/rules/csv_install.py, webhooks.py, rbac.py): what the
+"""CSV install-content rules (checker/rules/csv/*.py, their shared readers in checker/rules/lib/csv_install.py): what the
 fixture table cannot say - machine fixes, severities that must not be warnings, and input of
 every wrong shape never raising."""
 import os
@@ -164,13 +164,14 @@ def _csv_text(lists: str) -> str:
 
 def _descriptor_findings(path, skip_keys):
     from checker.load import Reader
-    from checker.rules.csv_install import _descriptors
+    from checker.rules.csv.owned_crd_fields import RULE
+    from checker.rules.lib.csv_install import descriptors
 
     reader = Reader(os.path.dirname(path), os.path.dirname(path), skip_keys=skip_keys)
     sf = reader.yaml_file(path)
     assert sf.readable
     entry = sf.documents[0].get("spec").get("customresourcedefinitions").get("owned").items[0]
-    return [(f.message, f.line, f.column, f.kind) for f in _descriptors("owned-crd-fields", sf, entry, "the entry")]
+    return [(f.message, f.line, f.column, f.kind) for f in descriptors(RULE.at, sf, entry, "the entry")]
 
 
 def test_descriptors_read_from_text_as_from_nodes(tmp_path):
@@ -194,7 +195,7 @@ def test_descriptors_read_from_text_as_from_nodes(tmp_path):
 def test_descriptors_clean_lists_take_no_parse(tmp_path, monkeypatch):
     # a list whose every item has a string path is answered by the text look alone
     from checker.load import SKIP_KEYS
-    from checker.rules import csv_install
+    from checker.rules.lib import csv_install
 
     calls = []
     real = csv_install._parse_list

@@ -107,9 +107,9 @@ def test_cache_cold_warm_and_edited(catalog, tmp_path):
     cache = str(tmp_path / "cache")
     fresh = check(["."])
     cold = check(["."], cache_dir=cache)
-    assert cold.repo.extra["cache_stats"] == {"hits": 0, "misses": 8}
+    assert cold.repo.cache_stats == {"hits": 0, "misses": 8}
     warm = check(["."], cache_dir=cache, jobs=2)
-    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+    assert warm.repo.cache_stats == {"hits": 8, "misses": 0}
     assert _key(fresh.report) == _key(cold.report) == _key(warm.report)
 
     # an edit re-checks that bundle only, and the result equals an uncached run
@@ -118,7 +118,7 @@ def test_cache_cold_warm_and_edited(catalog, tmp_path):
     with open(csv, "w") as fh:
         fh.write(text)
     edited = check(["."], cache_dir=cache)
-    assert edited.repo.extra["cache_stats"] == {"hits": 7, "misses": 1}
+    assert edited.repo.cache_stats == {"hits": 7, "misses": 1}
     assert _key(edited.report) == _key(check(["."]).report)
     assert "replaces-missing" not in {f.rule for f in edited.findings}
 
@@ -126,14 +126,14 @@ def test_cache_cold_warm_and_edited(catalog, tmp_path):
     cat = os.path.join(catalog, "catalogs/v4.16/gamma-op/catalog.yaml")
     shutil.rmtree(os.path.dirname(cat))
     again = check(["."], cache_dir=cache)
-    assert again.repo.extra["cache_stats"] == {"hits": 6, "misses": 2}
+    assert again.repo.cache_stats == {"hits": 6, "misses": 2}
     assert _key(again.report) == _key(check(["."]).report)
     gamma = [b for b in again.report["bundles"] if b["path"].startswith("operators/gamma-op/")]
     assert [b["ocp_versions"] for b in gamma] == [["4.15"], ["4.15"]]
 
     # a different profile or target is a different key
     other = check(["."], cache_dir=cache, target=["4.16"])
-    assert other.repo.extra["cache_stats"]["misses"] == 8
+    assert other.repo.cache_stats["misses"] == 8
 
 
 def test_cache_keys_made_by_the_workers_of_a_new_cache_serve_the_next_run(catalog, tmp_path):
@@ -151,7 +151,7 @@ def test_cache_keys_made_by_the_workers_of_a_new_cache_serve_the_next_run(catalo
     cache = str(tmp_path / "cache")
     fresh = check(["."])
     cold = check(["."], cache_dir=cache, jobs=2)
-    assert cold.repo.extra["cache_stats"] == {"hits": 0, "misses": 8}
+    assert cold.repo.cache_stats == {"hits": 0, "misses": 8}
     db = sqlite3.connect(os.path.join(cache, "olm-check-cache.sqlite"))
     index = {os.fsdecode(p): d for p, d in db.execute("SELECT path, digest FROM files")}
     db.close()
@@ -161,14 +161,14 @@ def test_cache_keys_made_by_the_workers_of_a_new_cache_serve_the_next_run(catalo
         with open(p, "rb") as fh:
             assert index[p] == hashlib.sha256(fh.read()).digest(), p
     warm = check(["."], cache_dir=cache, jobs=1)
-    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+    assert warm.repo.cache_stats == {"hits": 8, "misses": 0}
     assert _key(fresh.report) == _key(cold.report) == _key(warm.report)
     # an edited file is a miss for its bundle only, however the keys were made
     csv = os.path.join(catalog, "operators/beta-op/1.1.0/manifests/beta-op.clusterserviceversion.yaml")
     with open(csv, "a") as fh:
         fh.write("# edited\n")
     edited = check(["."], cache_dir=cache, jobs=2)
-    assert edited.repo.extra["cache_stats"] == {"hits": 7, "misses": 1}
+    assert edited.repo.cache_stats == {"hits": 7, "misses": 1}
     assert _key(edited.report) == _key(check(["."]).report)
 
 
@@ -186,7 +186,7 @@ def test_cache_keys_failing_in_a_worker_leave_the_run_whole(catalog, tmp_path, m
         cold = check(["."], cache_dir=cache)
     assert _key(cold.report) == _key(check(["."]).report)
     warm = check(["."], cache_dir=cache)
-    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+    assert warm.repo.cache_stats == {"hits": 8, "misses": 0}
 
 
 def test_cache_drops_results_unused_for_30_days(catalog, tmp_path):
@@ -216,7 +216,7 @@ def test_cache_drops_results_unused_for_30_days(catalog, tmp_path):
     assert stored >= 8
     age_all(40)
     warm = check(["."], cache_dir=cache)
-    assert warm.repo.extra["cache_stats"] == {"hits": 8, "misses": 0}
+    assert warm.repo.cache_stats == {"hits": 8, "misses": 0}
     count, oldest = rows()
     assert count == stored and oldest > time.time() - 3600  # read again: kept and renewed
     age_all(40)

@@ -92,7 +92,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
             progress(done, total)
     if cache is not None:
         cache.flush()
-        repo.extra["cache_stats"] = {"hits": cache.hits, "misses": cache.misses}
+        repo.cache_stats = {"hits": cache.hits, "misses": cache.misses}
     repo.facts = []
     ignores: dict = {}
     for res in results:

@@ -1,18 +1,45 @@
-"""csv-unknown-field: keys of the CSV's top level, `metadata` and `spec` that the
-ClusterServiceVersion type does not have (dropped without an error), with what the author
-most likely meant. The field lists are data (checker/data/csv.yaml `csv_fields`, with sources).
 """
+What: a key of the CSV's `spec`, `metadata` or top level that the ClusterServiceVersion
+type does not define (its fields are listed in checker/data/csv.yaml, from
+operator-framework/api's ClusterServiceVersionSpec and Kubernetes' ObjectMeta). The
+message says what was probably meant: the right letter case (`MinKubeVersion` is
+`minKubeVersion`), a close spelling (`miniKubeVersion`), a field at the wrong level
+(`minKubeVersion` under metadata, `relatedImages` at the top level), an annotation
+written directly under `metadata:` or `spec:` (`features.operators.openshift.io/...`,
+`support`, `skipRange`), or a bundle annotation that belongs in
+metadata/annotations.yaml.
+
+Why: the API server prunes fields the CSV's CRD schema does not define, and OLM decodes
+the bundle's CSV into its Go type, which keeps only its own fields: the value is dropped
+without an error and the author's intent is lost (a version constraint, a skip range, a
+feature claim). OLM's Go decoder matches field names regardless of letter case, so a
+case slip may still reach OLM, but the API server, the catalog CI's checks and other
+tools read only the exact name. Nothing refuses the CSV, hence a warning.
+
+Fix: rename or move the key as the message says (a one-line fix renames a slip).
+
+Bad:
+    spec:
+      MinKubeVersion: 1.16.0
+Good:
+    spec:
+      minKubeVersion: 1.16.0
+"""
+# The field lists are data (checker/data/csv.yaml `csv_fields`, with sources).
 from __future__ import annotations
 
 import difflib
 
-from ..model import Bundle
-from ..nodes import Mapping, Scalar
-from . import finding, rule
-from .lib.csv import data, the_csv
-from .lib.fixes import fix_key
+from ...context import Context
+from ...model import Bundle
+from ...nodes import Mapping, Scalar
+from .. import define
+from ..lib.csv import data, the_csv
+from ..lib.fixes import fix_key
 
-RID = "csv-unknown-field"
+RULE = define("csv-unknown-field", "A key in the CSV's spec or metadata (or top level) that the ClusterServiceVersion type does not have",
+              __doc__, category="csv")
+
 WHERE = {"top": "the CSV's top level", "metadata": "metadata", "spec": "spec"}
 PATH = {"top": "", "metadata": "metadata.", "spec": "spec."}
 DROPPED = ("the API server and OLM keep only the fields the ClusterServiceVersion type defines, so the value is dropped "
@@ -79,36 +106,8 @@ def _judge(level: str, key: str, present: set) -> tuple:
     return (here, f"{dropped}. Remove it, or use one of the fields: {known}.", None)
 
 
-@rule(RID, "warning", "A key in the CSV's spec or metadata (or top level) that the ClusterServiceVersion type does not have",
-      category="csv")
-def csv_unknown_field(bundle: Bundle, ctx):
-    """
-    What: a key of the CSV's `spec`, `metadata` or top level that the ClusterServiceVersion
-    type does not define (its fields are listed in checker/data/csv.yaml, from
-    operator-framework/api's ClusterServiceVersionSpec and Kubernetes' ObjectMeta). The
-    message says what was probably meant: the right letter case (`MinKubeVersion` is
-    `minKubeVersion`), a close spelling (`miniKubeVersion`), a field at the wrong level
-    (`minKubeVersion` under metadata, `relatedImages` at the top level), an annotation
-    written directly under `metadata:` or `spec:` (`features.operators.openshift.io/...`,
-    `support`, `skipRange`), or a bundle annotation that belongs in
-    metadata/annotations.yaml.
-
-    Why: the API server prunes fields the CSV's CRD schema does not define, and OLM decodes
-    the bundle's CSV into its Go type, which keeps only its own fields: the value is dropped
-    without an error and the author's intent is lost (a version constraint, a skip range, a
-    feature claim). OLM's Go decoder matches field names regardless of letter case, so a
-    case slip may still reach OLM, but the API server, the catalog CI's checks and other
-    tools read only the exact name. Nothing refuses the CSV, hence a warning.
-
-    Fix: rename or move the key as the message says (a one-line fix renames a slip).
-
-    Bad:
-        spec:
-          MinKubeVersion: 1.16.0
-    Good:
-        spec:
-          minKubeVersion: 1.16.0
-    """
+@RULE.check
+def csv_unknown_field(bundle: Bundle, ctx: Context):
     csv = the_csv(bundle)
     if csv is None:
         return
@@ -131,4 +130,4 @@ def csv_unknown_field(bundle: Bundle, ctx):
             key = k.value if isinstance(k.value, str) else (k.raw or str(k.value))
             msg, why, new = _judge(level, key, present)
             fix = fix_key(sf, k, new, f"rename to {new}") if new and isinstance(k.value, str) else None
-            yield finding(RID, sf, k, msg, fix=fix, detail=why)
+            yield RULE.at(sf, k, msg, fix=fix, detail=why)
