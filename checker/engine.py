@@ -230,23 +230,17 @@ _NOTES = {
 def _judge(f: Finding, rule: Rule, ctx: Context, live: Optional[set[str]], fbc: AbstractSet[Optional[str]] = frozenset()) -> Optional[str]:
     """The severity of ``f`` for the run's target (``ctx.profile``), from the gates' data
     (``checker.gates``): an error exactly where a gate on the target's route refuses its kind;
-    None when the target does not report it. A rule without gate data keeps its documented
-    (non-error) severity; a finding whose rule code names a warning or info for its default
-    kind keeps it."""
+    None when the target does not report it. Rule code names no severity: only the finding's
+    kind, which the data judges."""
     from . import gates
 
     if ctx.profile == "minimal" and rule.category != "format":
         return None  # minimal: the format rules only
-    # a warning or info the rule code names stays: for its default kind (until every such choice
-    # is data), and for a named kind the gates do not make an error or turn off
-    explicit = f.severity if f.severity in ("warning", "info") else None
-    if explicit is not None and not f.kind:
-        return explicit
     op = gates.operator_of(f.path)
     v = gates.judge(rule.id, f.kind, ctx.profile, op, f.ocp_versions, ctx.catalog, live,
                     pinned=bool(ctx.target), fbc=op in fbc)
-    if v is None:
-        return rule.severity if rule.severity and rule.severity != "error" else "warning"
+    if v is None:  # every rule has an entry (tests/test_gates.py); a kind without one reads its rule's default
+        return "warning"
     if v.gate is not None:
         g = v.gate
         f.gate = {"id": g.id, "name": g.title(), "source": g.source, "since": g.since}
@@ -264,8 +258,6 @@ def _judge(f: Finding, rule: Rule, ctx: Context, live: Optional[set[str]], fbc: 
         if noted is not None and gates.on_route(noted, ctx.profile, op in fbc) and not (ctx.catalog and ctx.catalog.waived(gid, op)):
             f.detail = f"{f.detail} {sentence}".strip()
     f.gate_notes = None
-    if explicit is not None and v.severity in ("warning", "info"):
-        return explicit
     return v.severity
 
 

@@ -280,6 +280,25 @@ def test_a_rule_module_imports_no_other_rule_module():
     assert bad == [], "rule modules importing what they must not: " + ", ".join(f"{m} -> {t}" for m, t in bad)
 
 
+def test_every_rule_lives_in_a_file_named_after_it():
+    """rules/<category>/<id>.py, its category the rule's: a rule is found by its id."""
+    import inspect
+
+    from checker.rules import CHECKS, RULES, load_all
+
+    load_all()
+    top = sorted(f for f in os.listdir(os.path.join(PKG_DIR, "rules")) if f.endswith(".py") and f != "__init__.py")
+    assert top == [], f"rule modules outside rules/<category>/: {top}"
+    for r in RULES.values():
+        path = os.path.join(PKG_DIR, "rules", r.category, r.id.replace("-", "_") + ".py")
+        assert os.path.isfile(path), f"{r.id}: no {os.path.relpath(path, PKG_DIR)}"
+    for scope, fns in CHECKS.items():
+        for fn in fns:
+            parts = inspect.getmodule(fn).__name__.split(".")
+            assert parts[:2] == ["checker", "rules"] and len(parts) == 4 and parts[3].replace("_", "-") in RULES, \
+                f"{scope} check {fn.__name__} of {'.'.join(parts)} is not in a rule's own file"
+
+
 def test_the_rules_shared_helpers_import_no_rule_module():
     graph = _graph()
     lib = [m for m in graph if m == "checker.rules.lib" or m.startswith("checker.rules.lib.")]

@@ -1,20 +1,21 @@
-"""The rule registry.
+"""The rule registry and the one contract every rule follows.
 
-A rule is an id (the contract), a default severity, optional per-profile severities, a
-one-line summary and an explanation (what, why OLM or the catalog cares, how to fix, a bad
-and a good example). Check functions are pure: they read the model and yield findings.
+A rule is one file, ``checker/rules/<category>/<rule_id>.py``: its module docstring is the
+explanation (what, why OLM or the catalog cares, who refuses it, how to fix, a bad and a
+good example), then::
 
-Two ways to add rules:
+    RULE = define("csv-missing", "The bundle has no ClusterServiceVersion, or several", __doc__,
+                  category="format", refused_by=[refusal(...)])
 
-* ``@rule(...)`` on a function: one id, its docstring is the explanation::
+    @RULE.check                      # or @RULE.check(scope="repo")
+    def csv_missing(bundle: Bundle, ctx: Context):
+        yield RULE.at(file, node, "what is wrong, in one sentence", detail="why, and the fix",
+                      kind=...)  # a named observation, judged by verdicts.yaml
 
-      @rule("csv-missing", "error", "The bundle has no ClusterServiceVersion, or several")
-      def check(bundle, ctx):
-          \"\"\"explanation...\"\"\"
-          yield finding("csv-missing", file, node, "message")
-
-* ``define(...)`` for each id a family produces, plus ``@check("bundle")`` on the one
-  function that yields them (when several ids come out of one analysis).
+Rule code never picks a severity: a finding's ``kind`` is judged by the gates' data
+(``checker/data/verdicts.yaml``, ``checker.gates``), per target. A rule module imports this
+registry, ``rules.lib`` (what several rules share), ``checker.upstream`` and the core's data
+types, never another rule module (``tests/test_architecture.py``).
 
 Scopes, in the order they run (``checker.engine``, the core; ``checker.runner`` schedules it):
 
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
 from ..finding import Finding, Fix
@@ -93,15 +94,12 @@ def refusal(component: str, what: str, source: str) -> Refusal:
 class Rule:
     """A rule: its id (the contract), summary, explanation and category. Its severities are
     data (``checker/data/verdicts.yaml``: per finding kind, the gates that refuse or warn);
-    ``severity`` is the most severe of them for any target, for the docs' headline."""
+    ``headline()`` is the most severe of them for any target."""
 
     id: str
-    severity: str  # the most severe a finding of it can be, for some target (from the gates' data)
     summary: str
     explanation: str = ""
     category: str = "format"
-    profiles: dict = field(default_factory=dict)  # profile -> severity | "off"
-    mixed: bool = False  # yields findings of several severities (e.g. "error / warning")
     # rules whose finding at the same place (file, line, column) this rule's finding replaces,
     # when both are reported: the same problem, told more precisely (``engine.settle``)
     supersedes: tuple = ()
@@ -131,10 +129,7 @@ class Rule:
                        detail=detail, kind=kind, gate_notes=gate_notes)
 
     def headline(self) -> str:
-        """The most severe a finding of this rule can be for any target, from the gates' data
-        (a rule still declaring its severity in code: that one)."""
-        if self.severity:
-            return self.severity
+        """The most severe a finding of this rule can be for any target, from the gates' data."""
         rank = {"error": 3, "warning": 2, "info": 1, "off": 0}
         sevs = [t["severity"] for k in self.kinds() for t in k["targets"].values()]
         best = max(sevs, key=rank.__getitem__, default="off")
@@ -146,15 +141,14 @@ class Rule:
 
     def severity_in(self, profile: str) -> Optional[str]:
         """The most severe a finding of this rule can be for a target (``checker.gates``: its
-        kinds' verdicts; a rule without gate data: its documented severity); None when the
-        target reports none of it."""
+        kinds' verdicts); None when the target reports none of it."""
         from ..gates import explain
 
         if profile == "minimal" and self.category != "format":
             return None
         kinds = explain(self.id)
         if not kinds:
-            return self.severity if self.severity and self.severity != "error" else "warning"
+            raise LookupError(f"{self.id}: no entry in checker/data/verdicts.yaml")
         rank = {"error": 3, "warning": 2, "info": 1, "off": 0}
         best = max((k["targets"][profile]["severity"] for k in kinds), key=rank.__getitem__)
         return None if best == "off" else best
@@ -186,62 +180,24 @@ RULES: dict = {}
 CHECKS: dict = {"bundle": [], "repo": []}
 
 
-SEVERITIES = ("error", "warning", "info")
-
-
-def define(id: str, *args, explanation: str = "", category: str = "format", profiles: Optional[dict] = None,
-           mixed: bool = False, supersedes: tuple = (), refused_by: Iterable = (), severity: Optional[str] = None,
-           summary: Optional[str] = None) -> Rule:
-    """Register rule ``id``: ``define(id, summary, explanation, category=...)``; its severities
-    come from the gates' data. (The older ``define(id, severity, summary, ...)`` is read too.)"""
-    args = list(args)
-    if len(args) >= 2 and args[0] in SEVERITIES and severity is None:
-        severity = args.pop(0)
-    if summary is None:
-        if not args:
-            raise TypeError(f"{id}: define() needs a summary")
-        summary = args.pop(0)
-    if args:
-        explanation = args.pop(0)
-    if args:
-        category = args.pop(0)
-    if args:
-        raise TypeError(f"{id}: define() takes id, summary, explanation, category")
+def define(id: str, summary: str, explanation: str = "", *, category: str = "format", supersedes: tuple = (),
+           refused_by: Iterable = ()) -> Rule:
+    """Register rule ``id`` (``explanation``: the rule module's ``__doc__``) and return it; its
+    severities come from the gates' data, per finding kind."""
     if id in RULES:
         raise ValueError(f"rule id {id} defined twice")
+    if category not in CATEGORIES:
+        raise ValueError(f"{id}: unknown category {category!r}; one of {CATEGORIES}")
     refs = tuple(refused_by)
     for x in refs:
         if not isinstance(x, Refusal):
             raise TypeError(f"{id}: refused_by takes refusal(...) entries")
-    r = Rule(id, severity or "", summary, _dedent(explanation), category, dict(profiles or {}), mixed, tuple(supersedes), refs)
+    r = Rule(id, summary, _dedent(explanation), category, tuple(supersedes), refs)
     RULES[id] = r
     return r
 
 
-def check(scope: str = "bundle") -> Callable:
-    if scope not in CHECKS:
-        raise ValueError(scope)
-
-    def deco(fn):
-        CHECKS[scope].append(fn)
-        return fn
-
-    return deco
-
-
-def rule(id: str, severity: str, summary: str, category: str = "format", scope: str = "bundle",
-         profiles: Optional[dict] = None, mixed: bool = False, supersedes: tuple = (),
-         refused_by: Iterable = ()) -> Callable:
-    def deco(fn):
-        define(id, summary=summary, explanation=fn.__doc__ or "", category=category, profiles=profiles, mixed=mixed,
-               supersedes=supersedes, refused_by=refused_by, severity=severity)
-        CHECKS[scope].append(fn)
-        return fn
-
-    return deco
-
-
-def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Optional[str] = None,
+def finding(rule_id: str, file, node: Optional[Node], message: str, *,
             ocp: Optional[Iterable] = None, fix: Optional[Fix] = None, line: Optional[int] = None,
             column: Optional[int] = None, detail: str = "", kind: str = "",
             gate_notes: Optional[dict] = None) -> Finding:
@@ -255,12 +211,13 @@ def finding(rule_id: str, file, node: Optional[Node], message: str, severity: Op
     path = file if isinstance(file, str) else file.rel
     ln = line if line is not None else (node.line if node is not None else 1)
     col = column if column is not None else (node.col if node is not None else 1)
-    return Finding(rule=rule_id, message=message, path=path, line=ln, column=col, severity=severity,
+    return Finding(rule=rule_id, message=message, path=path, line=ln, column=col,
                    ocp_versions=[getattr(r, "ocp", r) for r in (ocp or [])], fix=fix,
                    detail=detail, kind=kind, gate_notes=dict(gate_notes) if gate_notes else None)
 
 
 _NOT_RULES = frozenset(("internal-error",))  # findings about olm-check itself, not of a rule
+
 
 def default_detail(rule_id: str) -> str:
     """The why of a rule, for a finding whose message says what is wrong and how to put it

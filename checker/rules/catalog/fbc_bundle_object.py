@@ -43,7 +43,7 @@ CHECK = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/
 _RELEASE = re.compile(r"v(\d+)\.(\d+)")
 
 RULE = define("fbc-bundle-object", "A v4.17+ file-based catalog lists a bundle with olm.bundle.object properties", __doc__,
-              category="catalog", mixed=True, refused_by=[
+              category="catalog", refused_by=[
                   refusal("catalog-ci", "every Red Hat catalog's pipeline check check_olm_bundle_object_in_fbc fails a v4.17+ "
                           "catalog whose first olm.bundle carries an olm.bundle.object property", CHECK),
               ])

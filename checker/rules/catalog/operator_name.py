@@ -34,7 +34,7 @@ from .. import define, refusal
 
 _CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/"
 
-RULE = define("operator-name", "Package name, CSV name prefix and directory name disagree", __doc__, category="catalog", mixed=True,
+RULE = define("operator-name", "Package name, CSV name prefix and directory name disagree", __doc__, category="catalog",
               refused_by=[
     refusal("catalog-ci", "the static check check_operator_name fails a bundle whose package name, CSV name prefix or "
             "directory disagree, or that leaves the name the operator's other bundles share (a warning when they already "

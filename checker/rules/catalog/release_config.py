@@ -42,7 +42,7 @@ COMMON_BUNDLE = ("https://github.com/redhat-openshift-ecosystem/operator-pipelin
 SEMVER_CHANNELS = ("Fast", "Candidate", "Stable")  # _check_semver_allowed_channels
 
 RULE = define("release-config", "A bundle's release-config.yaml breaks its schema or disagrees with the operator's ci.yaml",
-              __doc__, category="catalog", mixed=True, refused_by=[
+              __doc__, category="catalog", refused_by=[
                   refusal("catalog-ci", "every Red Hat catalog's pipeline checks check_validate_schema_bundle_release_config (the "
                           "JSON schema) and check_bundle_release_config (fbc.enabled, the ci.yaml catalog_mapping, the semver "
                           "template's channels) fail the pull request", COMMON_BUNDLE),

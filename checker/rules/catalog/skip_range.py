@@ -35,7 +35,7 @@ from ..lib.catalog import semver_mode
 OPM_MODEL = "https://github.com/operator-framework/operator-registry/blob/master/alpha/model/model.go"
 OLM_SOURCE = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/registry/resolver/source_registry.go"
 
-RULE = define("skip-range", "olm.skipRange is not a semver range OLM can parse", __doc__, category="catalog", mixed=True, refused_by=[
+RULE = define("skip-range", "olm.skipRange is not a semver range OLM can parse", __doc__, category="catalog", refused_by=[
     refusal("opm", "opm v1.69.0 and later refuse a bundle whose skipRange blang/semver cannot parse (`opm validate`, rendering "
             "and serving a catalog: \"invalid skipRange\")", OPM_MODEL),
     refusal("olm-upgrade", "OLM drops a skipRange it cannot parse, so the versions it was to cover get no upgrade edge",

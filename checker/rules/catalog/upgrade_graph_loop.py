@@ -31,7 +31,7 @@ from ..lib.catalog import channel_graphs, graph_operators
 OPM_LOAD = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/sqlite/load.go"
 CI_COMMUNITY_OPERATOR = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/static_tests/community/operator.py"
 
-RULE = define("upgrade-graph-loop", "replaces / skips / skipRange form a cycle", __doc__, category="catalog", mixed=True, refused_by=[
+RULE = define("upgrade-graph-loop", "replaces / skips / skipRange form a cycle", __doc__, category="catalog", refused_by=[
     refusal("opm", "`opm index add` refuses a replaces cycle (\"Cycle detected\")", OPM_LOAD),
     refusal("catalog-ci", "the static check check_upgrade_graph_loop fails a loop through replaces, skips and the skipRange "
             "edges its npm-style range parser sees", CI_COMMUNITY_OPERATOR),

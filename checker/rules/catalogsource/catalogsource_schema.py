@@ -43,8 +43,7 @@ from .. import default_detail, define, refusal
 from ..lib.catalogsource import BLOCK_FIELDS, BLOCKS, CS_CRD, KNOWN_SPEC, OVERRIDE_FIELDS, catalog_sources, is_set, source_of
 from ..lib.tables import table
 
-RULE = define("catalogsource-schema", "A CatalogSource value has the wrong shape", __doc__, category="catalogsource",
-              mixed=True, refused_by=[
+RULE = define("catalogsource-schema", "A CatalogSource value has the wrong shape", __doc__, category="catalogsource", refused_by=[
                   refusal("api-server", "the CatalogSource CRD's schema: spec required, priority an integer, icon with "
                           "base64data and mediatype, memoryTarget a quantity, securityContextConfig legacy or restricted, "
                           "extractContent with catalogDir", CS_CRD),

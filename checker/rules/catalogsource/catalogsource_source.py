@@ -31,7 +31,7 @@ from .. import define, refusal
 from ..lib.catalogsource import CS_CRD, CS_REGISTRY, catalog_sources, is_set, key_at, source_of
 
 RULE = define("catalogsource-source", "A CatalogSource has no usable source, or more than one", __doc__,
-              category="catalogsource", mixed=True, refused_by=[
+              category="catalogsource", refused_by=[
                   refusal("api-server", "the CatalogSource CRD requires spec.sourceType", CS_CRD),
                   refusal("olm-install", "the catalog operator serves nothing from a CatalogSource without a usable source "
                           "(unknown sourceType, grpc without image or address, configmap without configMap)", CS_REGISTRY),

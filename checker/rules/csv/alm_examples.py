@@ -44,7 +44,7 @@ COMMUNITY_CI_SDK = ("https://github.com/redhat-openshift-ecosystem/operator-pipe
 
 
 RULE = define("alm-examples", "alm-examples is not a JSON array of examples of the APIs the CSV owns", __doc__,
-              category="csv", mixed=True, refused_by=[
+              category="csv", refused_by=[
           refusal("catalog-ci", "operator-sdk bundle validate (run by the community catalog's static checks, which fail on its "
                   "errors) reports invalid example JSON, examples that are not a list of objects with apiVersion and kind, and an "
                   "example of an API the CSV does not own as errors (validateExamplesAnnotations)", API_CSV_VALIDATOR),

@@ -72,7 +72,7 @@ from ..lib.sources import pos_in, scalar_positions
 from ..lib.text import is_blank
 
 RULE = define("alm-examples-schema", "An alm-examples entry does not validate against its CRD version's openAPIV3Schema", __doc__,
-              category="csv", mixed=True)
+              category="csv")
 
 
 @RULE.check

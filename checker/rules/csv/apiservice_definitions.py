@@ -50,7 +50,7 @@ from ..lib.csv_install import CSV_CRD, entry_lists, ui_text
 from ..lib.text import lacking, stripped
 
 RULE = define("apiservice-definitions", "An owned or required API service entry is incomplete, or names a deployment the CSV does not have",
-              __doc__, category="csv", mixed=True, refused_by=[
+              __doc__, category="csv", refused_by=[
                   refusal("api-server", "the CSV CRD's schema requires group, version, kind and name in every API service entry", CSV_CRD),
                   refusal("olm-install", "OLM creates the owned APIService's service and certificate for deploymentName and checks required "
                           "APIServices before installing; a missing field or deployment leaves the CSV failing or Pending",

@@ -34,7 +34,7 @@ from .. import define
 from ..lib.bundle_format import CHANNELS_KEY
 
 RULE = define("channel-naming", "A channel name outside the candidate/fast/stable conventions (info for SDK's default 'alpha')",
-              __doc__, category="csv", mixed=True)
+              __doc__, category="csv")
 
 _CHANNEL_OK = re.compile(r"(candidate|fast|stable)([^a-z].*|v[0-9].*)?")
 SDK_SCAFFOLD_CHANNEL = "alpha"

@@ -97,7 +97,7 @@ _NO_SPACE = {ord(c): None for c in string.whitespace}
 
 RULE = define("csv-metadata-format",
               "A CSV field is there but malformed (maintainers, links, icon, displayName, description, provider)", __doc__,
-              category="csv", mixed=True, refused_by=[
+              category="csv", refused_by=[
           refusal("catalog-ci", "check_required_fields fails a displayName whose first 3 characters are not there, a description under "
                   "20 characters, a provider.name under 3, an invalid icon (not base64, mediatype outside gif/jpeg/png/svg+xml), "
                   "maintainers or links that are not lists of {name, email} / {name, url} strings", PIPE_COMMUNITY),

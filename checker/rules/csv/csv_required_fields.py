@@ -51,7 +51,7 @@ from ..lib.text import is_blank, mapping, shown, text
 
 RULE = define("csv-required-fields",
               "A field the CSV documentation requires is missing (error when OLM, the console or catalog CI needs it)", __doc__,
-              category="csv", mixed=True, refused_by=[
+              category="csv", refused_by=[
           refusal("api-server", "the ClusterServiceVersion CRD requires metadata, spec, spec.displayName and spec.install; "
                   "every object needs metadata.name", CSV_CRD),
           refusal("catalog-ci", "check_required_fields fails a CSV without spec.displayName, description, icon, version, "

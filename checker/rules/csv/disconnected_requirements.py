@@ -76,7 +76,7 @@ ISV_DIGEST_PINNING = ("https://github.com/redhat-openshift-ecosystem/operator-pi
 
 RULE = define("disconnected-requirements",
               "Disconnected support is claimed, but a RELATED_IMAGE_* operand image is not in relatedImages, relatedImages is empty, or an image is referenced by tag", __doc__,
-              category="csv", mixed=True, refused_by=[
+              category="csv", refused_by=[
           refusal("certification", "the certified pipelines' digest-pinning task (operator-hosted-pipeline.yml, when "
                   "cert_project_required; enforce_pinning defaults to true) fails a bundle with an image it had to pin (a "
                   "tag), and a CSV whose relatedImages is missing or lists fewer images than the CSV references",

@@ -54,7 +54,7 @@ _TRUTHY = {"true": "true", "yes": "true", "y": "true", "on": "true", "1": "true"
 
 RULE = define("feature-annotations",
               "features.operators.openshift.io/* annotation with a value other than \"true\"/\"false\", or an unknown key", __doc__,
-              category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[
+              category="csv", supersedes=("manifest-invalid",), refused_by=[
           refusal("api-server", "annotations are a map of strings: a YAML boolean such as an unquoted true cannot be decoded "
                   "into the CSV (the API server, and operator-sdk's bundle loader in the catalog CI, reject it)", K8S_ANNOTATIONS),
           refusal("catalog-ci", "operator-framework/api's bundle loader decodes the CSV into its typed form and fails on a "

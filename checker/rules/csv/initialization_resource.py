@@ -39,7 +39,7 @@ INIT = "operatorframework.io/initialization-resource"
 
 RULE = define("initialization-resource",
               "initialization-resource is not a JSON object the console can read, or its kind is not an owned CRD", __doc__,
-              category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[refusal(*x) for x in not_a_string("mapping")])
+              category="csv", supersedes=("manifest-invalid",), refused_by=[refusal(*x) for x in not_a_string("mapping")])
 
 
 @RULE.check

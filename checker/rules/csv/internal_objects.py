@@ -29,7 +29,7 @@ from ..lib.text import clip, is_blank
 
 RULE = define("internal-objects",
               "internal-objects is not a JSON array of strings, or names a CRD the CSV does not own", __doc__,
-              category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[refusal(*x) for x in not_a_string("list or mapping")])
+              category="csv", supersedes=("manifest-invalid",), refused_by=[refusal(*x) for x in not_a_string("list or mapping")])
 
 
 @RULE.check

@@ -32,7 +32,7 @@ API_ANNOTATION_NAMES = "https://github.com/operator-framework/api/blob/master/pk
 
 
 RULE = define("olm-annotation-case", "An olm.* (or other OLM) annotation key has the wrong letter case", __doc__,
-              category="csv", mixed=True, refused_by=[
+              category="csv", refused_by=[
           refusal("catalog-ci", "operator-framework/api's ValidateAnnotationNames (part of the CSV validator operator-sdk bundle "
                   "validate runs in the community catalog's CI) fails olm.skipRange, olm.operatorGroup, olm.operatorNamespace, "
                   "olm.targetNamespaces and olm.providedAPIs written in another letter case", API_ANNOTATION_NAMES),

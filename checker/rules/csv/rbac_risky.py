@@ -48,7 +48,7 @@ from .. import define
 from ..lib.rbac import Grant, _lifted, _names, _who, default_sccs, grants
 
 RULE = define("rbac-risky", "The operator may modify default SCCs or every SCC (warning), uses a default SCC or creates/updates PodDisruptionBudgets (info)",
-              __doc__, category="csv", mixed=True)
+              __doc__, category="csv")
 
 
 @RULE.check

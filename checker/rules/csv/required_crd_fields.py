@@ -51,7 +51,7 @@ from .. import define, refusal
 from ..lib.csv_install import CSV_CRD, OLM_REQ, crd_entries
 
 RULE = define("required-crd-fields", "A required CRD entry lacks name, version or kind (error), or displayName/description (warning)",
-              __doc__, category="csv", mixed=True, refused_by=[
+              __doc__, category="csv", refused_by=[
                   refusal("api-server", "the CSV CRD's schema requires name, version and kind (strings) in every required entry", CSV_CRD),
                   refusal("olm-install", "OLM's requirement check looks the required CRD up by name and version; with none matching the CSV "
                           "stays Pending (RequirementsNotMet)", OLM_REQ),

@@ -38,7 +38,7 @@ VALID_SUB = "operators.openshift.io/valid-subscription"
 
 
 RULE = define("valid-subscription", "valid-subscription is not a non-empty JSON array of unique strings", __doc__,
-              category="csv", mixed=True, supersedes=("manifest-invalid",), refused_by=[refusal(*x) for x in not_a_string("list")])
+              category="csv", supersedes=("manifest-invalid",), refused_by=[refusal(*x) for x in not_a_string("list")])
 
 
 @RULE.check

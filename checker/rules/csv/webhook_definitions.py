@@ -72,7 +72,7 @@ REAL_ADMISSION_RESOURCES = ("mutatingwebhookconfigurations", "validatingwebhookc
 _OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"
 
 
-RULE = define("webhook-definitions", "A webhook description OLM refuses or can never finish installing", __doc__, category="csv", mixed=True, refused_by=[
+RULE = define("webhook-definitions", "A webhook description OLM refuses or can never finish installing", __doc__, category="csv", refused_by=[
     refusal("olm-install", "OLM fails the CSV on a repeated generateName and on rules covering all groups, the OLM group or "
             "webhook configurations (ValidWebhookRules)", _OLM + "operators/olm/operator.go"),
     refusal("olm-install", "OLM refuses conversion webhooks without conversionCRDs, on CRDs the CSV does not own, on CRDs that "

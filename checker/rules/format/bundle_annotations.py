@@ -51,8 +51,7 @@ _OPM_ANNOTATIONS = "https://github.com/operator-framework/operator-registry/blob
 _OPM_DEFAULT = "https://github.com/operator-framework/operator-registry/blob/v1.60.0/pkg/registry/populator.go"
 _CI_DOCKERFILE = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/entrypoints/bundle_dockerfile.py"
 
-RULE = define("bundle-annotations", "Required bundle annotations are missing or inconsistent", __doc__, category="format",
-              mixed=True, refused_by=[
+RULE = define("bundle-annotations", "Required bundle annotations are missing or inconsistent", __doc__, category="format", refused_by=[
     refusal("opm", "`opm alpha bundle validate` (and the index build) refuses a bundle whose annotations.yaml lacks the "
              "mediatype, manifests, metadata, package or channels key, or sets an empty default channel", _OPM_ANNOTATIONS),
     refusal("opm", "`opm index add` refuses a package whose default channel, taken from its highest-version bundle, is not "

@@ -93,7 +93,7 @@ def _fmt(b: int) -> str:
     return f"{b / div:.1f} {'kMGTPE'[exp]}B"
 
 
-RULE = define("bundle-size", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", __doc__, mixed=True, refused_by=[
+RULE = define("bundle-size", "The bundle is over OLM's 1 MiB limit (compressed), or close to it", __doc__, refused_by=[
     refusal("catalog-ci", "operator-sdk's bundle validation (operator-framework/api validateBundleSize) fails a bundle "
             "over 1 MiB compressed", API_BUNDLE),
     refusal("olm-install", "OLM unpacks the bundle into a ConfigMap, which Kubernetes limits to about 1 MiB",

@@ -40,8 +40,7 @@ _OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/ma
 _K8S_CRD_VALIDATION = ("https://github.com/kubernetes/kubernetes/blob/master/staging/src/k8s.io/apiextensions-apiserver/"
                        "pkg/apis/apiextensions/validation/validation.go")
 
-RULE = define("crd-owned-version", "An owned CRD version is not served, or a CRD has not exactly one storage version", __doc__, category="format",
-       mixed=True, refused_by=[
+RULE = define("crd-owned-version", "An owned CRD version is not served, or a CRD has not exactly one storage version", __doc__, category="format", refused_by=[
     refusal("olm-install", "the owned version must be served: \"CRD version not served\", the CSV stays Pending",
             _OLM + "controller/operators/olm/requirements.go"),
     refusal("api-server", "a CRD without exactly one storage version (or with no version) is invalid: \"must have exactly "

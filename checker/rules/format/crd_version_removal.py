@@ -35,8 +35,7 @@ from .. import define, refusal
 
 _OLM = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/"
 
-RULE = define("crd-version-removal", "A CRD version the previous bundle stored in is removed (error), or one it served (warning)", __doc__, category="format",
-       mixed=True, refused_by=[
+RULE = define("crd-version-removal", "A CRD version the previous bundle stored in is removed (error), or one it served (warning)", __doc__, category="format", refused_by=[
     refusal("olm-upgrade", "OLM refuses to update a CRD whose new spec lacks a version in the cluster's status.storedVersions "
             "(\"risk of data loss\"); the install plan fails and the upgrade is stuck",
             _OLM + "controller/operators/catalog/step.go"),

@@ -48,7 +48,7 @@ OPM_VALIDATE = "https://github.com/operator-framework/operator-registry/blob/mas
 OLM_CATALOG = "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/catalog/operator.go"
 
 RULE = define("manifest-invalid", "A manifest lacks apiVersion, kind or metadata.name, or has the wrong shape", __doc__,
-              category="format", mixed=True, refused_by=[
+              category="format", refused_by=[
     refusal("olm-install", "OLM cannot decode an object without kind, refuses a CSV without apiVersion, and finds no "
             "API for the group/version of any kind it does not decode by kind", OLM_CATALOG),
     refusal("opm", "`opm alpha bundle validate` decodes each manifest (kind required) and validates the metadata "

@@ -71,7 +71,7 @@ def _repaired(s: str) -> Optional[str]:
 
 
 
-RULE = define("related-image-invalid", "A relatedImages entry is empty or not a valid image reference", __doc__, mixed=True, refused_by=[
+RULE = define("related-image-invalid", "A relatedImages entry is empty or not a valid image reference", __doc__, refused_by=[
     refusal("olm-install", "from OpenShift 4.8 (OLM 0.18, operator-framework/api v0.8.0) OLM decodes the CSV into its Go "
             "type, where relatedImages is a list of {name, image} strings, before creating it; a relatedImages that is "
             "not a list, an entry that is not a mapping, or a name or image that is not a string fails that decode and "

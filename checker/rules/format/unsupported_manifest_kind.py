@@ -48,7 +48,7 @@ from ..lib.fixes import fix_value
 from ..lib.tables import data_file
 
 RULE = define("unsupported-manifest-kind", "A manifest kind OLM does not install from a registry+v1 bundle", __doc__,
-              category="format", mixed=True, refused_by=[
+              category="format", refused_by=[
     refusal("olm-install", "the catalog operator marks the step UnsupportedResource and fails the InstallPlan",
             "https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/operators/catalog/operator.go"),
     refusal("opm", "`opm alpha bundle validate` fails a registry+v1 bundle holding a kind outside its supported list",

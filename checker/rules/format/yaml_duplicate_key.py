@@ -30,7 +30,7 @@ from ..lib.loader_problems import kind_of, problems, repo_files
 HOSTED_PIPELINE = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/ansible/roles/"
                    "operator-pipeline/templates/openshift/pipelines/operator-hosted-pipeline.yml")
 
-RULE = define("yaml-duplicate-key", "A YAML mapping repeats a key", __doc__, category="format", mixed=True,
+RULE = define("yaml-duplicate-key", "A YAML mapping repeats a key", __doc__, category="format",
               supersedes=("yaml-lint",),  # yamllint's key-duplicates at the same key: one finding, ours names the first
               refused_by=[
     refusal("catalog-ci", "the hosted pipeline's yaml-lint task runs yamllint with its default rules, whose "

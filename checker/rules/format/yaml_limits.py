@@ -29,7 +29,7 @@ API_BUNDLE = "https://github.com/operator-framework/api/blob/master/pkg/validati
 BUILDKIT_LINKS = "https://github.com/moby/buildkit/discussions/6840"
 
 RULE = define("yaml-limits", "A file is refused: too large, too deep, an alias bomb, binary, not UTF-8, or a symlink out of the tree",
-              __doc__, category="format", mixed=True, refused_by=[
+              __doc__, category="format", refused_by=[
     refusal("opm", "go-yaml, under sigs.k8s.io/yaml, refuses bytes that are not UTF-8 or are control characters and "
             "\"excessive aliasing\"; opm cannot decode such a manifest, nor read a broken link", GO_YAML),
     refusal("catalog-ci", "the bundle image is built from the bundle directory; the image builder does not follow a "

@@ -67,8 +67,7 @@ def _in_scope(bundle: Bundle, ctx) -> bool:
     return bool(ctx.option("yaml-lint", "all_bundles", False)) or ctx.submitted(bundle.rel)
 
 
-RULE = define("yaml-lint", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle", __doc__,
-      mixed=True, refused_by=[
+RULE = define("yaml-lint", "yamllint, with the catalog pipeline's configuration, reports a problem in the bundle", __doc__, refused_by=[
           refusal("catalog-ci", "the hosted pipeline's yaml-lint task runs yamllint on the bundle directory "
                   "(extends default; line-length 180 as a warning; indent-sequences whatever) and fails the pull "
                   "request on any error", HOSTED_PIPELINE),

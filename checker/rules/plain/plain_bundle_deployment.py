@@ -22,8 +22,7 @@ from ...model import Bundle
 from .. import define, refusal
 from ..lib.plain import DESIGN, DESIGN_QUOTE, plain_kind
 
-RULE = define("plain-bundle-deployment", "A plain bundle has no Deployment for the operator", __doc__, category="plain",
-              mixed=True, refused_by=[
+RULE = define("plain-bundle-deployment", "A plain bundle has no Deployment for the operator", __doc__, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse a k8s+v1 bundle without "
                           f"a Deployment for the operator, which the design ALWAYS requires {DESIGN_QUOTE}", DESIGN)])
 

@@ -34,7 +34,7 @@ from .. import default_detail, define, refusal
 from ..lib.plain import DESIGN, DESIGN_QUOTE, olm_yaml, plain_kind
 
 RULE = define("plain-bundle-metadata", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes",
-              __doc__, category="plain", mixed=True, refused_by=[
+              __doc__, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse a k8s+v1 bundle without "
                           "metadata/olm.yaml and its name, version, minKubeVersion and installModes, which the design ALWAYS "
                           f"requires {DESIGN_QUOTE}", DESIGN)])

@@ -27,7 +27,7 @@ from .. import define, refusal
 from ..lib.plain import DESIGN, DESIGN_QUOTE, plain_kind
 
 RULE = define("plain-bundle-service", "An APIService or webhook configuration names a Service the plain bundle does not have",
-              __doc__, category="plain", mixed=True, refused_by=[
+              __doc__, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse an APIService or webhook "
                           f"configuration without the Service it references, which the design requires {DESIGN_QUOTE}",
                           DESIGN)])

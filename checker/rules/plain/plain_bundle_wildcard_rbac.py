@@ -38,7 +38,7 @@ from .. import define, refusal
 from ..lib.plain import DESIGN, DESIGN_QUOTE, bindings, plain_kind, rbac_rules, scalars
 
 RULE = define("plain-bundle-wildcard-rbac", "RBAC with '*' bound to the service account of a plain bundle's Deployment",
-              __doc__, category="plain", mixed=True, refused_by=[
+              __doc__, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse wildcard RBAC bound to "
                           "the service account of the bundle's Deployments (\"disallowed in k8s+v1 bundles\") "
                           f"{DESIGN_QUOTE}", DESIGN)])

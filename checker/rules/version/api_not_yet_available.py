@@ -23,7 +23,7 @@ from ..lib.versions_apis import api_range, uses
 from ..lib.versions_common import K8S_DEPRECATION_GUIDE, rels, uncertain, uncertain_note
 
 RULE = define("api-not-yet-available", "The bundle uses an API version that does not exist yet at the start of its range",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("api-server", "the API server of those releases does not serve the API version yet, so OLM's InstallPlan fails to "
             "create the manifest",
             K8S_DEPRECATION_GUIDE),

@@ -16,7 +16,7 @@ from .. import define
 from ..lib.versions_apis import api_range, uses
 from ..lib.versions_common import rels
 
-RULE = define("deprecated-api", "The bundle uses a deprecated Kubernetes API", __doc__, category="version", mixed=True)
+RULE = define("deprecated-api", "The bundle uses a deprecated Kubernetes API", __doc__, category="version")
 
 
 @RULE.check

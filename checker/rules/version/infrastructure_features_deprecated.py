@@ -25,7 +25,7 @@ from .. import define
 from ..lib.versions_common import installable_releases, rels
 
 RULE = define("infrastructure-features-deprecated", "operators.openshift.io/infrastructure-features is deprecated (warning without the newer annotations, info beside them)",
-              __doc__, category="version", mixed=True)
+              __doc__, category="version")
 
 
 @RULE.check

@@ -23,7 +23,7 @@ from .. import define, refusal
 from ..lib.versions_common import OLM_MAX, max_first_decl, rels
 
 RULE = define("max-ocp-version-range", "maxOpenShiftVersion conflicts with the published range",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("cluster-upgrade", "a cluster running a release above maxOpenShiftVersion that installs the bundle is marked not "
             "upgradeable at once (OLM compares the cluster's next minor release with the CSV's max)",
             OLM_MAX),

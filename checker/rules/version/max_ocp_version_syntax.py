@@ -40,7 +40,7 @@ from ..lib.fixes import fix_value
 from ..lib.versions_common import OLM_MAX
 
 RULE = define("max-ocp-version-syntax", "olm.maxOpenShiftVersion is not a valid {major}.{minor} string",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("cluster-upgrade", "OLM cannot read the value, reports the CSV as having an invalid olm.maxOpenShiftVersion and marks "
             "the cluster not upgradeable to any minor release",
             OLM_MAX),

@@ -29,7 +29,7 @@ from .. import define, refusal
 from ..lib.versions_common import CI_BUNDLE_CHECKS, OLM_MAX, OLM_REQUIREMENTS, min_kube_place, rels, uncertain, uncertain_note
 
 RULE = define("min-kube-version-range", "minKubeVersion excludes releases the bundle is published to",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("olm-install", "on a release whose Kubernetes is below minKubeVersion the CSV fails its requirements (\"CSV version "
             "requirement not met\")",
             OLM_REQUIREMENTS),

@@ -24,7 +24,7 @@ from .. import define, refusal
 from ..lib.versions_common import OCP_VERSIONS_DOC
 
 RULE = define("ocp-versions-mismatch", "annotations.yaml and the Dockerfile LABEL disagree on the OpenShift range",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("certification", "a bundle image built from this Dockerfile is published to the catalogs its LABEL names, not those "
             "annotations.yaml names",
             OCP_VERSIONS_DOC),

@@ -29,7 +29,7 @@ from .. import define, refusal
 from ..lib.versions_common import CI_BUNDLE_CHECKS, CI_INDICES, OLM_REQUIREMENTS, fbc_operator, rels
 
 RULE = define("ocp-versions-missing", "No com.redhat.openshift.versions: the bundle goes to every catalog",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("catalog-ci", "check_api_version_constraints fails a bundle that sets minKubeVersion without "
             "com.redhat.openshift.versions",
             CI_BUNDLE_CHECKS),

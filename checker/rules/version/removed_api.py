@@ -32,7 +32,7 @@ from ..lib.versions_apis import api_range, uses
 from ..lib.versions_common import API_REMOVED_APIS, K8S_DEPRECATION_GUIDE, max_note, range_note, rels
 
 RULE = define("removed-api", "The bundle uses a Kubernetes API removed in a release it targets",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("api-server", "the Kubernetes API server of that release no longer serves the API version, so OLM's InstallPlan "
             "fails to create the manifest (\"no matches for kind\")",
             K8S_DEPRECATION_GUIDE),

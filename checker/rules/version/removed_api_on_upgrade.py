@@ -28,7 +28,7 @@ from ..lib.versions_apis import api_range, uses
 from ..lib.versions_common import OLM_MAX
 
 RULE = define("removed-api-on-upgrade", "A cluster can upgrade into a release that removed an API the bundle uses",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("cluster-upgrade", "with no maxOpenShiftVersion below the removal, OLM lets the cluster upgrade into the release whose "
             "API server no longer serves the API, and the installed operator breaks there",
             OLM_MAX),

@@ -26,7 +26,7 @@ from .. import define, refusal
 from ..lib.versions_common import K8S_WEBHOOK_VALIDATION, installable_releases, rels
 
 RULE = define("webhook-admission-review-versions", "A webhook does not accept admission.k8s.io/v1 reviews",
-              __doc__, category="version", mixed=True, refused_by=[
+              __doc__, category="version", refused_by=[
     refusal("api-server", "a webhook configuration whose admissionReviewVersions names no version the API server accepts (v1, "
             "v1beta1, and v1alpha1 from Kubernetes 1.26) is refused, so OLM cannot create it",
             K8S_WEBHOOK_VALIDATION),
