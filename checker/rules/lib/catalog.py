@@ -6,12 +6,13 @@ several catalog rules share."""
 from __future__ import annotations
 
 from ...catalogs import ci_data, fbc_enabled
+from ...model import BundleFacts
 from ...upgrade_graph import Channel, explicit_mode, update_mode
 
 
 def operators(repo) -> dict:
     """operator name -> (Operator or None, [facts]) of the repository slice's bundles in operators/<name>/, by name."""
-    by = {}
+    by: dict[str, list[BundleFacts]] = {}
     for f in repo.facts:
         if f.operator:
             by.setdefault(f.operator, []).append(f)
@@ -45,7 +46,7 @@ def few(names, n: int = 6) -> str:
 
 def channels_of(facts) -> dict:
     """channel -> [facts of the bundles that list it], in the facts' order."""
-    chans = {}
+    chans: dict[str, list[BundleFacts]] = {}
     for f in facts:
         for c in f.channels:
             chans.setdefault(c, []).append(f)
@@ -79,7 +80,9 @@ def channel_graphs(facts, explicit: bool) -> tuple:
     hit = _GRAPHS.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], facts)):
         return hit[1]
-    graphs, lenient, in_cycle = {}, set(), set()
+    graphs: dict[str, tuple[Channel, list]] = {}
+    lenient: set[str] = set()
+    in_cycle: set[str] = set()
     channels = channels_of(facts)
     for cname in sorted(channels):
         ch = Channel(cname, channels[cname])

@@ -95,6 +95,7 @@ def legacy_equivalent(spec, block) -> str:
     """Today's spec for the proposal's ``block``, inline."""
     b = spec.get(block)
     parts = []
+    keys: tuple[tuple[str, str], ...]
     if block == "catalogImageSource":
         parts.append("sourceType: grpc")
         keys = (("catalogImage", "image"), ("podSpecOverrides", "grpcPodConfig"))

@@ -23,7 +23,7 @@ import json
 import re
 from collections import OrderedDict
 from functools import lru_cache
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # in json.decoder at runtime; typeshed omits it
 from typing import Any, Optional
 
 import yaml
@@ -88,7 +88,7 @@ def _is_datetime(s: str) -> bool:  # strfmt.IsDateTime
     if len(parts) < 2 or not _is_date(parts[0]):
         return False
     m = _TIME.match(parts[1])
-    return bool(m) and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
+    return m is not None and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
 
 
 def _ipv4_sloppy(s: str) -> bool:  # netutils.ParseIPSloppy on a dotted quad (leading zeros allowed)
@@ -500,10 +500,10 @@ def _targets(bundle: Bundle) -> dict:
         versions = sp.get("versions")
         if isinstance(versions, Sequence):
             for v in versions:
-                if isinstance(v, Mapping) and v.str("name"):
+                if isinstance(v, Mapping) and (vname := v.str("name")):
                     served = v.get("served")
                     own = _path(v, "schema", "openAPIV3Schema")
-                    t = _Target(crd_name, v.str("name"), not (isinstance(served, Scalar) and served.value is False), m.file,
+                    t = _Target(crd_name, vname, not (isinstance(served, Scalar) and served.value is False), m.file,
                                 own if own is not None else common_schema,
                                 common_status or _path(v, "subresources", "status") is not None, preserve_all)
                     out.setdefault((group, t.version, kind), t)
@@ -610,6 +610,13 @@ _EQ_CANDIDATE = re.compile(r"=[ \t]*(?=\r?$|[ \t]#|[,\]}])", re.M)
 _MERGE_CANDIDATE = re.compile(r"<<[ \t]*(?=\r?$|[ \t]#|[,\]}:])", re.M)
 _STAMP_CANDIDATE = re.compile(r"-[0-9][0-9]?-[0-9]")  # (a date's month: the year is looked at after)
 _STAMP_END = re.compile(r"[^#,\]}\r\n]*")
+
+
+def _match_end(rx: re.Pattern[str], s: str, i: int) -> int:
+    """Where ``rx``'s match at ``i`` ends (``rx`` matches the empty string: it matches at every offset)."""
+    m = rx.match(s, i)
+    assert m is not None
+    return m.end()
 def _pyyaml_only(text: str) -> bool:
     """Whether the text may hold something PyYAML refuses (so the whole schema) that rapidyaml
     reads, or reads otherwise (``_EQ_CANDIDATE``, ``_MERGE_CANDIDATE``, ``_STAMP_CANDIDATE``):
@@ -623,7 +630,7 @@ def _pyyaml_only(text: str) -> bool:
         i = m.start() - 4
         if i < 0 or not text[i:i + 4].isdigit() or not starts_scalar(text, i):
             continue
-        end = _STAMP_END.match(text, i).end()
+        end = _match_end(_STAMP_END, text, i)
         rest = text[i:end].split(" #")[0].split("\t#")[0].rstrip(" \t")
         if text[end:end + 1] in ("\r", "\n", "") and rest == text[i:end].rstrip(" \t") and _DATE_ALONE.fullmatch(rest):
             return True  # a date alone at the end of its line: the scalar may go on below
@@ -749,17 +756,17 @@ def _read(tree, n: int) -> Any:
             c = tree.next_sibling(c)
         return out
     if ty & R.SEQ:
-        out = []
+        items: list[Any] = []
         while c != NONE:
             cty = tree.type(c)
             if cty & (R.MAP | R.SEQ):
-                out.append(_read(tree, c))
+                items.append(_read(tree, c))
             elif cty & props:
                 raise _Fallback()
             else:
-                out.append(_scalar(tree.val(c), cty, R.VAL_PLAIN, R.VAL_SQUO | R.VAL_DQUO | R.VAL_LITERAL | R.VAL_FOLDED))
+                items.append(_scalar(tree.val(c), cty, R.VAL_PLAIN, R.VAL_SQUO | R.VAL_DQUO | R.VAL_LITERAL | R.VAL_FOLDED))
             c = tree.next_sibling(c)
-        return out
+        return items
     raise _Fallback()
 
 
@@ -806,39 +813,39 @@ def _locate(s: str, i: int, path: list, key: bool = False) -> Optional[int]:
     (of its key when ``key`` and the last step is a field name); None when not found."""
     try:
         for depth, step in enumerate(path):
-            i = _WS.match(s, i).end()
+            i = _match_end(_WS, s, i)
             ch = s[i:i + 1]
             if ch == "{" and isinstance(step, str):
-                i = _WS.match(s, i + 1).end()
+                i = _match_end(_WS, s, i + 1)
                 found = None
                 while s[i:i + 1] == '"':
                     kstart = i
                     k, i = scanstring(s, i + 1)
-                    i = _WS.match(s, i).end() + 1  # the colon
-                    i = _WS.match(s, i).end()
+                    i = _match_end(_WS, s, i) + 1  # the colon
+                    i = _match_end(_WS, s, i)
                     if k == step:
                         found = (kstart, i)  # the last of duplicate keys wins, as in json.loads
                     _v, i = _DEC.raw_decode(s, i)
-                    i = _WS.match(s, i).end()
+                    i = _match_end(_WS, s, i)
                     if s[i:i + 1] != ",":
                         break
-                    i = _WS.match(s, i + 1).end()
+                    i = _match_end(_WS, s, i + 1)
                 if found is None:
                     return None
                 if key and depth == len(path) - 1:
                     return found[0]
                 i = found[1]
             elif ch == "[" and isinstance(step, int):
-                i = _WS.match(s, i + 1).end()
+                i = _match_end(_WS, s, i + 1)
                 for _n in range(step):
                     _v, i = _DEC.raw_decode(s, i)
-                    i = _WS.match(s, i).end()
+                    i = _match_end(_WS, s, i)
                     if s[i:i + 1] != ",":
                         return None
-                    i = _WS.match(s, i + 1).end()
+                    i = _match_end(_WS, s, i + 1)
             else:
                 return None
-        return _WS.match(s, i).end()
+        return _match_end(_WS, s, i)
     except (ValueError, IndexError, RecursionError):
         return None
 

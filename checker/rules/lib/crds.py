@@ -110,12 +110,12 @@ def _bundle_crds(bundle: Bundle) -> list:
             if isinstance(vers, Sequence):
                 c.versions_key = spec.key_node("versions")
                 for v in vers:
-                    if isinstance(v, Mapping) and v.str("name"):
-                        c.versions.append(CrdVersion(v.str("name"), _bool(v.get("served")), _bool(v.get("storage")), v,
+                    if isinstance(v, Mapping) and (vname := v.str("name")):
+                        c.versions.append(CrdVersion(vname, _bool(v.get("served")), _bool(v.get("storage")), v,
                                                      v.get("served"), v.get("storage")))
-            elif spec.str("version") and m.api_version != V1_CRD:  # v1beta1's single spec.version (v1 has none)
+            elif (sversion := spec.str("version")) and m.api_version != V1_CRD:  # v1beta1's single spec.version (v1 has none)
                 c.versions_key = spec.key_node("version")
-                c.versions.append(CrdVersion(spec.str("version"), True, True, spec.get("version")))
+                c.versions.append(CrdVersion(sversion, True, True, spec.get("version")))
         out.append(c)
     return out
 
@@ -172,11 +172,13 @@ def first_crds(crds: list) -> tuple:
 def owned_candidates(o: Owned, crds: list, owned_names: set) -> list:
     """The CRDs of the bundle an owned entry whose name matches none may have meant: of its
     kind and group, else of its group with a name alike."""
-    group = _group_of(o.name)
+    name = o.name
+    assert name is not None  # the callers pass owned entries with a name
+    group = _group_of(name)
     cands = [c for c in crds if c.name not in owned_names and o.kind and c.kind == o.kind and (c.group == group or not group)]
     if not cands:
         cands = [c for c in crds if c.name not in owned_names and c.group == group and c.group
-                 and c.name.split(".", 1)[0].rstrip("s") == o.name.split(".", 1)[0].rstrip("s")]
+                 and c.name.split(".", 1)[0].rstrip("s") == name.split(".", 1)[0].rstrip("s")]
     return cands
 
 

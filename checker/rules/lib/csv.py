@@ -36,7 +36,7 @@ def csv_annotation(bundle: Bundle, key: str) -> tuple:
     return csv, (ann.get(key) if ann is not None else None)
 
 
-def annotations(csv: Manifest) -> Optional[Mapping]:
+def annotations(csv: Manifest) -> Optional[Mapping]:  # type: ignore[no-redef]  # rebinds the __future__ feature name, harmlessly
     return csv.annotations()
 
 

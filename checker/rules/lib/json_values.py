@@ -55,22 +55,29 @@ def json_array_items(s: str) -> tuple:
     return tuple(_json_array_items(s))
 
 
+def _match_end(rx: re.Pattern[str], s: str, i: int) -> int:
+    """Where ``rx``'s match at ``i`` ends (``rx`` matches the empty string: it matches at every offset)."""
+    m = rx.match(s, i)
+    assert m is not None
+    return m.end()
+
+
 def _json_array_items(s: str) -> list:
     dec = json.JSONDecoder()
     ws = re.compile(r"[ \t\n\r]*")
-    i = ws.match(s, 0).end()
+    i = _match_end(ws, s, 0)
     if s[i:i + 1] != "[":
         return []
-    i = ws.match(s, i + 1).end()
-    out = []
+    i = _match_end(ws, s, i + 1)
+    out: list[tuple[int, Any]] = []
     if s[i:i + 1] == "]":
         return out
     while i < len(s):
         v, end = dec.raw_decode(s, i)
         out.append((i, v))
-        i = ws.match(s, end).end()
+        i = _match_end(ws, s, end)
         if s[i:i + 1] == ",":
-            i = ws.match(s, i + 1).end()
+            i = _match_end(ws, s, i + 1)
             continue
         break
     return out

@@ -28,7 +28,8 @@ def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
     ln = node.line + 1
     total = len(sf._lines())
     indent = None
-    rows = []  # (line number, content text) of the scalar's lines
+    rows: list[tuple[int, Optional[str]]] = []  # (line number, content text) of the scalar's lines
+    t: Optional[str]
     while ln <= total:
         t = sf.line_text(ln)
         if t.strip() == "":
@@ -47,8 +48,8 @@ def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         ln += 1
     if indent is None:
         return [] if node.value == "" else None
-    out_chars = []
-    pos = []
+    out_chars: list[str] = []
+    pos: list[tuple[int, int]] = []
     if node.style == "|":
         for ln, t in rows:
             if t is not None:
@@ -110,8 +111,8 @@ def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         if line[c:c + 1] != style:
             return None
         c += 1
-    out = []
-    pos = []
+    out: list[str] = []
+    pos: list[tuple[int, int]] = []
     n = len(value)
     while True:
         if style is None and len(out) >= n:
