@@ -52,7 +52,7 @@ class Crd:
     versions_key: Optional[Node] = None  # key node of spec.versions (or spec.version)
     spec: Optional[Mapping] = None
 
-    def version(self, v: str) -> Optional[CrdVersion]:
+    def version(self, v: Optional[str]) -> Optional[CrdVersion]:
         for cv in self.versions:
             if cv.name == v:
                 return cv

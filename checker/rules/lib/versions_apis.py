@@ -9,7 +9,7 @@ from typing import Optional
 
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
-from ...versions import vkey
+from ...versions import Release, vkey
 from .versions_common import CATALOGS_DECIDE
 
 
@@ -80,7 +80,7 @@ class ApiRange:
     maxOpenShiftVersion key (None without one)."""
 
     rng: list
-    lo: object
+    lo: Release
     upper: Optional[tuple]
     mx: Optional[tuple]
 
