@@ -51,5 +51,5 @@ def deprecated_api(bundle: Bundle, ctx: Context):
                               f"(OpenShift {first_rm.ocp if first_rm else '?'})", kind="stopped" if stopped else "", ocp=dep,
                               detail=f"It is deprecated on OpenShift {rels(dep)}"
                               + (f", and maxOpenShiftVersion {vi.max_ocp} keeps clusters running this bundle from upgrading to "
-                                 f"{first_rm.ocp}, so it is served wherever the bundle runs" if stopped else "")
+                                 f"{first_rm.ocp}, so it is served wherever the bundle runs" if stopped and first_rm is not None else "")
                               + f". Use {e.use} instead.")
