@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 from ...finding import Fix
 from ...model import SourceFile
@@ -10,7 +10,7 @@ from ...nodes import Node, Scalar
 from .sources import scalar_positions
 
 
-def value_span(sf: SourceFile, node: Optional[Node]) -> Optional[tuple]:
+def value_span(sf: SourceFile, node: Optional[Node]) -> Optional[tuple[int, int]]:
     """(start, end) 0-based columns of a single-line scalar's source text on its line,
     quotes included; None when the scalar spans lines or cannot be located."""
     if not isinstance(node, Scalar) or node.style not in (None, "'", '"'):
@@ -47,7 +47,7 @@ def value_span(sf: SourceFile, node: Optional[Node]) -> Optional[tuple]:
     return start, start + len(raw)
 
 
-def fix_value(sf, node: Optional[Node], new_source: str, description: str) -> Optional[Fix]:
+def fix_value(sf: Any, node: Optional[Node], new_source: str, description: str) -> Optional[Fix]:
     """Replace a single-line scalar's source text (``new_source`` as it should be written,
     quotes included) on its line; None for block scalars, a scalar that spans lines, or a
     file given only as a display path (no text to edit)."""

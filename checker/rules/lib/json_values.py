@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 from ...model import SourceFile
 from ...nodes import Scalar
@@ -28,7 +28,7 @@ class JsonProblem:
         return f"The error is at {self.where}. " if self.where else ""
 
 
-def load_json(sf: SourceFile, node: Scalar) -> tuple:
+def load_json(sf: SourceFile, node: Scalar) -> tuple[Any, Optional[JsonProblem]]:
     """(data, None) or (None, JsonProblem) for the JSON text of a string scalar; the
     problem's position is inside the JSON, mapped to the file."""
     s = node.value
@@ -49,7 +49,7 @@ def _json(s: str) -> Any:
 
 
 @lru_cache(maxsize=16)
-def json_array_items(s: str) -> tuple:
+def json_array_items(s: str) -> tuple[tuple[int, Any], ...]:
     """(offset, value) of each top-level element of a JSON array text already known to be
     valid (remembered like ``_json``; read-only to callers)."""
     return tuple(_json_array_items(s))
@@ -62,7 +62,7 @@ def _match_end(rx: re.Pattern[str], s: str, i: int) -> int:
     return m.end()
 
 
-def _json_array_items(s: str) -> list:
+def _json_array_items(s: str) -> list[tuple[int, Any]]:
     dec = json.JSONDecoder()
     ws = re.compile(r"[ \t\n\r]*")
     i = _match_end(ws, s, 0)

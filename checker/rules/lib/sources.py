@@ -10,7 +10,7 @@ from ...model import SourceFile
 from ...nodes import Scalar
 
 
-def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list[tuple[int, int]]]:
     """(line, column) in the file of each character of a string scalar's value, or None
     when the text cannot be mapped exactly (the result is checked against the value)."""
     if not isinstance(node, Scalar) or not isinstance(node.value, str) or sf.text is None:
@@ -23,7 +23,7 @@ def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         return None
 
 
-def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list[tuple[int, int]]]:
     value = node.value
     ln = node.line + 1
     total = len(sf._lines())
@@ -102,7 +102,7 @@ _ESC = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": 
         "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
 
 
-def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list[tuple[int, int]]]:
     value = node.value
     style = node.style
     ln, c = node.line, node.col - 1  # c: 0-based index into the line
@@ -190,7 +190,7 @@ def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
     return pos
 
 
-def pos_in(sf: SourceFile, node: Scalar, index: int, positions: Optional[list] = None) -> tuple:
+def pos_in(sf: SourceFile, node: Scalar, index: int, positions: Optional[list[tuple[int, int]]] = None) -> tuple[int, int]:
     """(line, column) of character ``index`` of a string scalar (the scalar's own position
     when it cannot be mapped). ``positions``: scalar_positions(sf, node), when already known."""
     p = positions if positions is not None else scalar_positions(sf, node)

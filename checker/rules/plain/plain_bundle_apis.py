@@ -14,6 +14,8 @@ or mark its RoleBinding optional.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Sequence
@@ -55,7 +57,7 @@ def plain_bundle_apis(bundle: Bundle, ctx: Context):
     optional: set[str] = set()
     native: set[str] = set()
     roles = {(m.kind, m.name): m for m in bundle.manifests if m.kind in ("Role", "ClusterRole") and m.name}
-    role_optional: dict[tuple[str, str], bool] = {}
+    role_optional: dict[tuple[Optional[str], Optional[str]], bool] = {}
     for b, kind, name, _subs in bindings(bundle):
         ann = b.annotation(OPTIONAL_ANNOTATION)
         opt = ann is not None and ann.value == "optional"
