@@ -138,7 +138,7 @@ class VersionInfo:
     max_ocp: Optional[str] = None  # normalised "4.8"
     max_ocp_decls: list = field(default_factory=list)  # versions.MaxDecl
     min_kube: Optional[str] = None
-    min_kube_node: Optional[Node] = None
+    min_kube_node: Optional[Scalar] = None
     ocp_versions: list = field(default_factory=list)  # releases whose catalogs include it
     ocp_installable: list = field(default_factory=list)
     explicit_target: bool = False  # --ocp given

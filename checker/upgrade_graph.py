@@ -109,11 +109,11 @@ class Channel:
     """A channel's bundles and the edges their replaces, skips and skipRange declare (the
     graph rules' view: loops, the catalog CI's per-channel graph)."""
 
-    def __init__(self, name, members):
+    def __init__(self, name: str, members: list) -> None:  # members: BundleFacts
         self.name = name
         self.members = members  # facts
-        self.edges = {}  # from fact rel -> set of to fact rels (upgrade direction: old -> new)
-        self.kinds = {}  # (from, to) -> "replaces" | "skips" | "skipRange"
+        self.edges: dict[str, set[str]] = {}  # from fact rel -> set of to fact rels (upgrade direction: old -> new)
+        self.kinds: dict[tuple[str, str], str] = {}  # (from, to) -> "replaces" | "skips" | "skipRange"
         known = [(v, f) for f in members if (v := version_of(f)) is not None]
         self.head = max(known, key=lambda t: t[0].key())[1] if known else None
         for g, f, kind in declared_edges(members):

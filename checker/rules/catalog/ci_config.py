@@ -34,11 +34,16 @@ Good:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...catalogs import checked_operators
 from ...context import Context
 from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from .. import default_detail, define, refusal
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 _CI = "https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/"
 
@@ -63,7 +68,7 @@ _SUGGEST = {"catalogs_names": "catalog_names", "catalog_name": "catalog_names", 
             "catalog_mappings": "catalog_mapping"}
 
 
-def _str(n):
+def _str(n: object) -> TypeGuard[Scalar]:
     return isinstance(n, Scalar) and isinstance(n.value, str)
 
 
@@ -141,7 +146,7 @@ def ci_config(repo: Repository, ctx: Context):
         if not isinstance(cm, Sequence):
             yield bad(cm, f"catalog_mapping must be a list of {{template_name, type, catalog_names}} entries, not {cm.type_name()}")
             continue
-        seen_cat = {}
+        seen_cat: dict[str, int] = {}
         for item in cm:
             if not isinstance(item, Mapping):
                 yield bad(item, f"each catalog_mapping entry must be a mapping with template_name, type and catalog_names, not {item.type_name()}")

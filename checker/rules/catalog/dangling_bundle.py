@@ -31,7 +31,7 @@ Good: 1.0.0 <- 1.1.0 <- 1.1.1 <- 1.2.0 (head)
 from __future__ import annotations
 
 from ...context import Context
-from ...model import Repository
+from ...model import BundleFacts, Repository
 from ...upgrade_graph import label_of, opm_channels, opm_stranded, version_of, walk_text
 from ...versions import clip, release_ranges, vkey
 from .. import define, refusal
@@ -62,11 +62,11 @@ def release_groups(facts) -> list:
     ``ocp_versions`` name it), releases with the same bundles together, oldest first. Each
     release's catalog has its own channels and heads (gates.md "Upgrade graphs are per release
     catalog")."""
-    by_rel = {}
+    by_rel: dict[str, list[BundleFacts]] = {}
     for f in facts:
         for r in f.ocp_versions:
             by_rel.setdefault(r, []).append(f)
-    groups = {}
+    groups: dict[frozenset[str], tuple[list[str], list[BundleFacts]]] = {}
     for r in sorted(by_rel, key=vkey):
         key = frozenset(g.rel for g in by_rel[r])
         groups.setdefault(key, ([], by_rel[r]))[0].append(r)

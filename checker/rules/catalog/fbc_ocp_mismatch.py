@@ -22,6 +22,8 @@ Good:
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from ...context import Context
 from ...model import Repository
 from ...versions import vkey
@@ -41,8 +43,8 @@ def _releases_of_range(rng, table) -> list:
     return [r.ocp for r in table.releases if (lo is None or r.key >= lo) and (hi is None or r.key <= hi)]
 
 
-def _span(rels: list) -> str:
-    rels = sorted(set(rels), key=vkey)
+def _span(releases: Iterable[str]) -> str:
+    rels = sorted(set(releases), key=vkey)
     if not rels:
         return "none"
     out, start, prev = [], rels[0], rels[0]

@@ -215,8 +215,8 @@ def _validate_catalog(cat):
                         yield _fnd(cat, w.b, vnode, f"the bundles '{prev}' and '{nm}' of package '{pkg}' both have version {ver}", "opm cannot order them. Give each bundle its own version.")
                     else:
                         versions[(pkg, v.key())] = nm
-                except SemverError as e:
-                    yield _fnd(cat, w.b, vnode, f"the version '{ver}' of bundle '{nm}' is not a strict semantic version", f"opm refuses it ({e}). Write major.minor.patch, e.g. 1.2.0.")
+                except SemverError as exc:
+                    yield _fnd(cat, w.b, vnode, f"the version '{ver}' of bundle '{nm}' is not a strict semantic version", f"opm refuses it ({exc}). Write major.minor.patch, e.g. 1.2.0.")
         img = w.node("image")
         if img is None or _val(img) in (None, ""):
             if not inline:

@@ -26,9 +26,10 @@ Good:
 from __future__ import annotations
 
 from collections import Counter
+from typing import Optional
 
 from ...context import Context
-from ...model import Repository
+from ...model import BundleFacts, Repository
 from ...upstream.blangsemver import SemverError, parse_tolerant
 from .. import define, refusal
 
@@ -68,7 +69,7 @@ def _newest(facts):
 
 @RULE.check(scope="repo")
 def operator_name(repo: Repository, ctx: Context):
-    by = {}
+    by: dict[str, list[BundleFacts]] = {}
     for f in repo.facts:
         if f.operator:
             by.setdefault(f.operator, []).append(f)
@@ -79,7 +80,7 @@ def operator_name(repo: Repository, ctx: Context):
         shared = _shared_mismatch(facts, op)
         newest = _newest(facts)
         # the names every bundle uses, counted once (less a bundle's own, below: the others')
-        packages = Counter(f.package for f in facts if f.package)
+        packages: Counter[Optional[str]] = Counter(f.package for f in facts if f.package)
         csv_ops = Counter(_csv_op(f) for f in facts if _csv_op(f))
         others = len(facts) > 1
         for f in facts:

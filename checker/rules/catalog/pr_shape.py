@@ -204,7 +204,7 @@ def pr_shape(repo: Repository, ctx: Context):
 
     renames = [c for c in changes if c.status == "renamed" and c.previous_path and _sub(c.previous_path)
                and _sub(c.previous_path) != _sub(c.path) and dirs.get(_sub(c.previous_path)) == "absent"]
-    renamed_from = {}
+    renamed_from: dict[str, tuple[str, str]] = {}
     for c in renames:
         renamed_from.setdefault(_sub(c.previous_path), (_sub(c.path), c.path))
     for old, (new, where) in sorted(renamed_from.items()):

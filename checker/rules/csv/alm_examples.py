@@ -74,6 +74,7 @@ def alm_examples(bundle: Bundle, ctx: Context):
                           detail=err.at() + "The console cannot show the examples and operator-sdk's validator (run by catalog CI) fails "
                           "the bundle. Fix the JSON at this position.", line=err.line, column=err.column)
             return
+        items: list | tuple  # (offset, value) of each example
         if isinstance(doc, dict):
             yield RULE.at(sf, node, f"{key} holds a single JSON object, not a JSON array of examples.",
                           detail="It must be a JSON array of examples. Wrap it in [ ].")
@@ -132,11 +133,11 @@ def alm_examples(bundle: Bundle, ctx: Context):
     if lacking:
         # one finding per bundle (measured: one per API made 9,000 warnings on the catalog)
         g, v, k, e = lacking[0]
-        at = ann.key_node(key) if ann is not None and key in ann else (
+        anchor = ann.key_node(key) if ann is not None and key in ann else (
             e.get("kind") if isinstance(e, Mapping) and e.get("kind") is not None else e)
         each = [f"{k} ({g}/{v})" if g else f"{k} ({v})" for g, v, k, _e in lacking]
         names, cut = first_names(each, 60)
-        yield RULE.at(sf, at, f"{len(lacking)} owned API{'s have' if len(lacking) > 1 else ' has'} no example in {ALM}: {names}.",
+        yield RULE.at(sf, anchor, f"{len(lacking)} owned API{'s have' if len(lacking) > 1 else ' has'} no example in {ALM}: {names}.",
                       detail=(f"Without an example: {', '.join(each)}. " if cut else "")
                       + "The console's Create form for them starts empty (operator-sdk warns too). Add an example object for "
                       "each, or list CRDs users are not meant to create in operators.operatorframework.io/internal-objects.",

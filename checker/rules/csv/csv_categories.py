@@ -46,7 +46,7 @@ def csv_categories(bundle: Bundle, ctx: Context):
         return
     ann = csv.annotations()
     v = ann.get("categories") if ann is not None else None
-    if is_blank(v):
+    if v is None or is_blank(v):
         return
     allowed = list(ctx.config.categories) if ctx.config.categories else list(data()["categories"])
     s = text(v)

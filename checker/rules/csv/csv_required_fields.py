@@ -82,6 +82,7 @@ def _required(bundle: Bundle, ctx):
         return
     sf = csv.file
     root = csv.root
+    assert isinstance(root, Mapping)  # the_csv's CSV is a mapping
     md = csv.metadata
 
     def missing(parent, value, what, why, how, kind, name=None):

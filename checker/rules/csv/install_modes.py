@@ -64,7 +64,7 @@ def install_modes(bundle: Bundle, ctx: Context):
         yield RULE.at(sf, im, "spec.installModes is empty, so the operator supports no install mode.",
                       detail="OLM installs it nowhere. List the four modes with 'supported: true/false'.")
         return
-    seen = {}
+    seen: dict[str, int] = {}
     any_supported = False
     for e in im:
         if not isinstance(e, Mapping):

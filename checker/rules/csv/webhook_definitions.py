@@ -54,7 +54,7 @@ from ...context import Context
 # (``ValidWebhookRules``; conversion webhooks: ``isSingletonOperator``, conversionCRDs owned,
 # ``crd.Spec.PreserveUnknownFields`` must be false), the CSV CRD's enum for ``type``.
 # (`admissionReviewVersions` is checked by `webhook-admission-review-versions`.)
-from ...model import Bundle
+from ...model import Bundle, Manifest
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import clip
 from .. import define, refusal
@@ -100,14 +100,14 @@ def webhook_definitions(bundle: Bundle, ctx: Context):
         yield RULE.at(sf, whs, f"spec.webhookdefinitions is {whs.type_name()}, not a list of webhook descriptions", detail="The API server rejects the CSV.")
         return
     deps = deployment_names(spec)
-    seen_names = {}
+    seen_names: dict[str, int] = {}
     owned = _owned_crd_names(spec)
-    crds = {}
+    crds: dict[str, Manifest] = {}
     for m in bundle.crds:
         if m.name:
             crds.setdefault(m.name, m)
     modes_checked = False
-    converted = {}  # CRD name -> (the conversion webhook's label, its line)
+    converted: dict[str, tuple[str, int]] = {}  # CRD name -> (the conversion webhook's label, its line)
     for wh in whs:
         if not isinstance(wh, Mapping):
             yield RULE.at(sf, wh, f"this webhook description is {wh.type_name()}, not a mapping (type, generateName, deploymentName, rules, ...)", detail="The API server rejects the CSV.")

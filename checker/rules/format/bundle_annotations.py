@@ -190,7 +190,7 @@ def default_channel(repo: Repository, ctx: Context):
                               f"exist: the catalog build fails. Set it to one of {chans}, or add '{d}' to this bundle's "
                               "operators.operatorframework.io.bundle.channels.v1.")
             else:
-                now = f" (today {label_of(decider)}'s '{decider.default_channel.strip()}')" if decider is not None else ""
+                now = f" (today {label_of(decider)}'s '{(decider.default_channel or '').strip()}')" if decider is not None else ""
                 yield RULE.at(path, None,
                               f"the default channel '{clip(d, 40)}' is not a channel of any bundle of operator '{name}'",
                               line=line, column=col, kind="default-not-in-package",

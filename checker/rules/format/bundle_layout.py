@@ -92,6 +92,7 @@ def bundle_layout(bundle: Bundle, ctx: Context):
                           "key under 'annotations:'.")
             return
         ann = bundle.annotations
+        assert ann is not None  # the loader's, as the document's annotations mapping is
         mt = ann.get(MEDIATYPE_KEY)
         if mt is None:
             yield RULE.at(af, ann, f"the mediatype annotation {MEDIATYPE_KEY} is missing",

@@ -60,7 +60,7 @@ def encoded_size(data: bytes, level: int = 6, digest: Optional[bytes] = None) ->
     return got
 
 
-def _below(contents: list, limit: int) -> bool:
+def _below(contents: list, limit: float) -> bool:
     """Whether the bundle's encoded size is surely at most ``limit``, compressing as little as
     it can to tell. Each file counts with the least of what is known of it: its size at level
     6 or at level 1 (the fastest level, whose output is never smaller in practice) when this

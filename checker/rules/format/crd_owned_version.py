@@ -71,11 +71,11 @@ def crd_owned_version(bundle: Bundle, ctx: Context):
     for o in owned:
         if not o.name:
             continue  # owned-crd-fields
-        c = by_name.get(o.name)
-        if c is None:
+        crd = by_name.get(o.name)
+        if crd is None:
             continue  # owned-crd-missing
         if o.version:
-            yield from _owned_version(csv, o, c, last_entry.get(o.name) is o)
+            yield from _owned_version(csv, o, crd, last_entry.get(o.name) is o)
 
 
 def _owned_version(csv, o: Owned, c: Crd, checked_by_olm: bool = True):

@@ -57,7 +57,7 @@ def owned_crd_missing(bundle: Bundle, ctx: Context):
     if owned is None:
         return  # owned-crd-fields / manifest rules say what is wrong with the list
     owned_names = {o.name for o in owned if o.name}
-    claimed = set()  # CRDs offered as the fix of an owned entry with a wrong name
+    claimed: set[str] = set()  # CRDs offered as the fix of an owned entry with a wrong name
     for o in owned:
         if not o.name:
             continue  # owned-crd-fields

@@ -88,7 +88,7 @@ def related_image_invalid(bundle: Bundle, ctx: Context):
         return
     csv = bundle.csv
     spec = csv.spec() if csv is not None else None
-    if spec is None or "relatedImages" not in spec:
+    if csv is None or spec is None or "relatedImages" not in spec:
         return
     sf = csv.file
     ri = spec.get("relatedImages")

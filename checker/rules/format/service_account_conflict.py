@@ -35,7 +35,7 @@ WARN_PERCENT = 0.85  # same file: validateBundleSize warnPercent
 
 def deployment_service_accounts(csv) -> dict:
     """serviceAccountName of each CSV deployment: name -> (deployment name, value node)."""
-    out = {}
+    out: dict[str, tuple[str, Scalar]] = {}
     spec = csv.spec() if csv is not None else None
     inst = spec.get("install") if spec is not None else None
     ispec = inst.get("spec") if isinstance(inst, Mapping) else None

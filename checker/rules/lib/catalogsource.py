@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Iterator, Optional
 
-from ...nodes import Mapping, Scalar, Sequence, to_py
+from ...model import Repository, SourceFile
+from ...nodes import Mapping, Node, Scalar, Sequence, to_py
 
 CS_CRD = "https://github.com/operator-framework/api/blob/master/crds/operators.coreos.com_catalogsources.yaml"
 CS_REGISTRY = ("https://github.com/operator-framework/operator-lifecycle-manager/blob/master/pkg/controller/"
@@ -24,7 +25,7 @@ BLOCK_FIELDS = {"catalogImageSource": ("catalogImage", "podSpecOverrides"), "cat
 OVERRIDE_FIELDS = ("nodeSelector", "tolerations", "priorityClassName")
 
 
-def catalog_sources(repo):
+def catalog_sources(repo: Repository) -> Iterator[tuple[SourceFile, Mapping, Any]]:
     """(file, root, spec) of each CatalogSource of ``repo`` whose document is a mapping (spec:
     its ``spec`` node, None when absent)."""
     for m in repo.catalog_sources:
@@ -32,7 +33,7 @@ def catalog_sources(repo):
             yield m.file, m.root, m.root.get("spec")
 
 
-def is_set(n) -> bool:
+def is_set(n: Any) -> bool:
     """A field counts as set when present with a non-empty value (Go omitempty)."""
     if n is None:
         return False
@@ -43,13 +44,13 @@ def is_set(n) -> bool:
     return True
 
 
-def key_at(m, key):
+def key_at(m: Mapping, key: str) -> Node:
     """The node to point at for ``key`` of mapping ``m``: the key node (``m`` without it)."""
     k = m.key_node(key)
     return k if k is not None else m
 
 
-def yaml_inline(n) -> str:
+def yaml_inline(n: Any) -> str:
     v = to_py(n)
     if isinstance(v, str):
         return v
@@ -65,8 +66,8 @@ class Source:
     does not know), "grpc", or "configmap" (``internal`` too)."""
 
     shape: str
-    blocks: list
-    legacy_present: list  # the top-level image, address and configMap that are set
+    blocks: list[str]
+    legacy_present: list[str]  # the top-level image, address and configMap that are set
     st_node: Optional[object]
     st: Optional[str]
 
@@ -91,10 +92,11 @@ def source_of(spec: Mapping) -> Source:
     return Source(shape, blocks, legacy_present, st_node, st)
 
 
-def legacy_equivalent(spec, block) -> str:
+def legacy_equivalent(spec: Mapping, block: str) -> str:
     """Today's spec for the proposal's ``block``, inline."""
     b = spec.get(block)
     parts = []
+    keys: tuple[tuple[str, str], ...]
     if block == "catalogImageSource":
         parts.append("sourceType: grpc")
         keys = (("catalogImage", "image"), ("podSpecOverrides", "grpcPodConfig"))
@@ -114,7 +116,7 @@ def legacy_equivalent(spec, block) -> str:
     return "; ".join(parts)
 
 
-def new_equivalent(spec, st) -> str:
+def new_equivalent(spec: Mapping, st: Optional[str]) -> str:
     """The proposal's block for today's top-level source fields, inline."""
     img, addr, cm = spec.get("image"), spec.get("address"), spec.get("configMap")
     if st == "grpc" and is_set(img):

@@ -23,8 +23,8 @@ import json
 import re
 from collections import OrderedDict
 from functools import lru_cache
-from json.decoder import scanstring
-from typing import Any, Optional
+from json.decoder import scanstring  # type: ignore[attr-defined]  # in json.decoder at runtime; typeshed omits it
+from typing import Any, Iterator, Optional
 
 import yaml
 
@@ -88,7 +88,7 @@ def _is_datetime(s: str) -> bool:  # strfmt.IsDateTime
     if len(parts) < 2 or not _is_date(parts[0]):
         return False
     m = _TIME.match(parts[1])
-    return bool(m) and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
+    return m is not None and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
 
 
 def _ipv4_sloppy(s: str) -> bool:  # netutils.ParseIPSloppy on a dotted quad (leading zeros allowed)
@@ -171,7 +171,7 @@ except ImportError:  # pragma: no cover - google-re2 is a dependency; without it
 
 
 @lru_cache(maxsize=4096)
-def go_pattern(pat: str):
+def go_pattern(pat: str) -> Any:
     """The compiled RE2 regular expression of a CRD ``pattern``, or None when RE2 (and so Go's
     regexp and the API server) refuses it, or google-re2 is not installed."""
     if _re2 is None:
@@ -182,7 +182,7 @@ def go_pattern(pat: str):
         return None
 
 
-def _matches(rx, text: str) -> bool:
+def _matches(rx: Any, text: str) -> bool:
     """Whether RE2 finds the pattern in ``text``: the binding's C++ Match on the UTF-8 bytes
     (1.5 µs a call), not ``search``, whose Python layer maps byte offsets back to characters
     for a match object (9 µs, six times Python's re); ``search`` when that is not there."""
@@ -190,10 +190,11 @@ def _matches(rx, text: str) -> bool:
     if m is None or not hasattr(_re2, "_Anchor"):  # pragma: no cover - another binding version
         return rx.search(text) is not None
     b = text.encode("utf-8")
-    return m(_re2._Anchor.UNANCHORED, b, 0, len(b))[0] != _re2._NULL_SPAN
+    found: bool = m(_re2._Anchor.UNANCHORED, b, 0, len(b))[0] != _re2._NULL_SPAN
+    return found
 
 
-def _pattern(validator, patrn, instance, schema):
+def _pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Iterator[Any]:
     """jsonschema's ``pattern`` keyword, evaluated by RE2 (an unanchored search, as Go's
     MatchString and JSON Schema both do)."""
     if not validator.is_type(instance, "string"):
@@ -212,19 +213,19 @@ def _pattern(validator, patrn, instance, schema):
 
 
 @lru_cache(maxsize=1)
-def _validator_class():
+def _validator_class() -> Any:
     from jsonschema import Draft202012Validator, validators
 
     return validators.extend(Draft202012Validator, {"pattern": _pattern})
 
 
 @lru_cache(maxsize=1)
-def _format_checker():
+def _format_checker() -> Any:
     from jsonschema import FormatChecker
 
     fc = FormatChecker(formats=())
     for name, fn in _CHECKS.items():
-        def check(instance, fn=fn):
+        def check(instance: Any, fn: Any = fn) -> Any:
             # an empty string is left alone (not every Go validator of the list refuses it)
             return not isinstance(instance, str) or instance == "" or fn(instance)
         fc.checks(name)(check)
@@ -238,8 +239,8 @@ def _format_checker():
 _ANY = object()  # no data known: translate everything
 
 
-def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: bool = False, prune: bool = True,
-               d: Any = _ANY) -> dict:
+def _translate(s: Any, budget: list[int], depth: int = 0, logic: bool = False, root: bool = False, prune: bool = True,
+               d: Any = _ANY) -> dict[str, Any]:
     """JSON Schema (draft 2020-12) for one structural-schema node, as far as the data ``d``
     it will validate reaches: the schemas of fields the data does not have are left empty
     (a CRD schema has thousands of nodes, an example a few dozen). ``logic``: inside
@@ -251,7 +252,7 @@ def _translate(s: Any, budget: list, depth: int = 0, logic: bool = False, root: 
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         raise _TooBig()
-    out: dict = {}
+    out: dict[str, Any] = {}
     t = s.get("type")
     preserve = s.get("x-kubernetes-preserve-unknown-fields") is True
     embedded = s.get("x-kubernetes-embedded-resource") is True
@@ -367,7 +368,8 @@ class _Target:
     """One CRD version an example can be created as; its schema is read and compiled only
     when an example asks for it."""
 
-    def __init__(self, crd_name: str, version: str, served: bool, sf, schema_node, status_sub: bool, preserve_all: bool):
+    def __init__(self, crd_name: str, version: str, served: bool, sf: Any, schema_node: Any, status_sub: bool,
+                 preserve_all: bool) -> None:
         self.crd_name = crd_name
         self.version = version
         self.served = served
@@ -377,7 +379,7 @@ class _Target:
         self.preserve_all = preserve_all  # spec.preserveUnknownFields: nothing is pruned
         self._compiled: Any = False
 
-    def compiled(self) -> Optional[tuple]:
+    def compiled(self) -> Optional[tuple[Any, bool]]:
         """(the schema as data: a dict, or a YAML text's lazy view, _LazyMap; preserve_all),
         or None (no schema, or one that cannot be read)."""
         if self._compiled is False:
@@ -386,7 +388,8 @@ class _Target:
                 self._compiled = _compile(self.sf, self.schema_node, self.preserve_all)
             except (RecursionError, MemoryError, ValueError, TypeError):
                 self._compiled = None
-        return self._compiled
+        got: Optional[tuple[Any, bool]] = self._compiled
+        return got
 
     def read_by_pyyaml(self) -> None:
         """The lazy view of the schema met what only PyYAML decides (``_Fallback``): the schema
@@ -405,13 +408,13 @@ class _Target:
 # operator's bundles mostly repeat their CRDs, and its bundles are checked in one process. A
 # YAML schema's lazy view holds rapidyaml's tree (about four times the text's size): the
 # schemas held are bounded by their texts' size too.
-_CACHE: "OrderedDict[tuple, Optional[tuple]]" = OrderedDict()
+_CACHE: "OrderedDict[tuple[bytes, bool], Optional[tuple[Any, bool]]]" = OrderedDict()
 _CACHE_SIZE = 48
 _CACHE_BYTES = 8_000_000
-_CACHE_HELD: dict = {}  # key -> the text's size in bytes
+_CACHE_HELD: dict[tuple[bytes, bool], int] = {}  # key -> the text's size in bytes
 
 
-def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
+def _compile(sf: Any, node: Any, preserve_all: bool) -> Optional[tuple[Any, bool]]:
     if isinstance(node, Mapping):  # built by the loader: nothing to share
         return _build(to_py(node, [MAX_SCHEMA_NODES * 4]), preserve_all)
     # the loader shares the nodes of a file read again with the same content (load.ParseMemo):
@@ -430,10 +433,10 @@ def _compile(sf, node, preserve_all: bool) -> Optional[tuple]:
     return got
 
 
-_BY_NODE: "OrderedDict[tuple, tuple]" = OrderedDict()
+_BY_NODE: "OrderedDict[tuple[int, bool], tuple[Any, Optional[tuple[bytes, bool]]]]" = OrderedDict()
 
 
-def _compile_text(sf, node, preserve_all: bool) -> tuple:
+def _compile_text(sf: Any, node: Any, preserve_all: bool) -> tuple[Optional[tuple[Any, bool]], Optional[tuple[bytes, bool]]]:
     """(the compiled schema or None, its key in _CACHE or None)."""
     src = _schema_source(sf, node)
     if src is None:
@@ -460,14 +463,14 @@ def _text_key(text: str) -> bytes:
 
 
 # schema texts whose lazy view met what only PyYAML decides (_Fallback): read by PyYAML
-_BY_PYYAML: set = set()
+_BY_PYYAML: set[bytes] = set()
 
 
-def _build(schema: Any, preserve_all: bool) -> Optional[tuple]:
+def _build(schema: Any, preserve_all: bool) -> Optional[tuple[Any, bool]]:
     return (schema, preserve_all) if isinstance(schema, dict) else None
 
 
-def _validator(schema: dict, preserve_all: bool, data: Any):
+def _validator(schema: Any, preserve_all: bool, data: Any) -> Any:
     """A jsonschema validator of ``data`` against the translated schema, or None when the
     schema is too big or too deep."""
     try:
@@ -477,9 +480,9 @@ def _validator(schema: dict, preserve_all: bool, data: Any):
     return _validator_class()(js, format_checker=_format_checker())
 
 
-def _targets(bundle: Bundle) -> dict:
+def _targets(bundle: Bundle) -> dict[tuple[str, str, str], _Target]:
     """(group, version, kind) -> _Target for every CRD version in the bundle."""
-    out: dict = {}
+    out: dict[tuple[str, str, str], _Target] = {}
     for m in bundle.crds:
         sp = m.spec()
         if sp is None:
@@ -500,20 +503,20 @@ def _targets(bundle: Bundle) -> dict:
         versions = sp.get("versions")
         if isinstance(versions, Sequence):
             for v in versions:
-                if isinstance(v, Mapping) and v.str("name"):
+                if isinstance(v, Mapping) and (vname := v.str("name")):
                     served = v.get("served")
                     own = _path(v, "schema", "openAPIV3Schema")
-                    t = _Target(crd_name, v.str("name"), not (isinstance(served, Scalar) and served.value is False), m.file,
+                    t = _Target(crd_name, vname, not (isinstance(served, Scalar) and served.value is False), m.file,
                                 own if own is not None else common_schema,
                                 common_status or _path(v, "subresources", "status") is not None, preserve_all)
                     out.setdefault((group, t.version, kind), t)
-        elif sp.str("version"):
-            out.setdefault((group, sp.str("version"), kind),
-                           _Target(crd_name, sp.str("version"), True, m.file, common_schema, common_status, preserve_all))
+        elif sversion := sp.str("version"):
+            out.setdefault((group, sversion, kind),
+                           _Target(crd_name, sversion, True, m.file, common_schema, common_status, preserve_all))
     return out
 
 
-def _schema_source(sf, node) -> Optional[tuple]:
+def _schema_source(sf: Any, node: Any) -> Optional[tuple[str, str]]:
     """("json", text) or ("yaml", text) of a schema body the loader did not build into nodes
     (``load.SKIP_KEYS``: no other rule reads them): JSON from its first character, or the
     block below the key (the lines indented at least as deep as the value's first line)."""
@@ -555,13 +558,13 @@ def _line_start(text: str, ln: int) -> Optional[int]:
 
 
 @lru_cache(maxsize=64)
-def _block_end(ind: int):
+def _block_end(ind: int) -> re.Pattern[str]:
     # a line of at most ind-1 spaces, then a character that is not a space, a line break or
     # '#'; the negative lookahead spares the engine backtracking through deeper indentation
     return re.compile(r"\n(?! {%d})(?= *[^ \r\n#])" % ind)
 
 
-def _parse_schema(src: tuple, data: Optional[bytes] = None) -> Any:
+def _parse_schema(src: tuple[str, str], data: Optional[bytes] = None) -> Any:
     """The schema's data: ``json.loads`` of a JSON text; a YAML text's lazy view
     (``_lazy_schema``) where rapidyaml reads it as PyYAML would, else PyYAML's data."""
     how, text = src
@@ -610,6 +613,13 @@ _EQ_CANDIDATE = re.compile(r"=[ \t]*(?=\r?$|[ \t]#|[,\]}])", re.M)
 _MERGE_CANDIDATE = re.compile(r"<<[ \t]*(?=\r?$|[ \t]#|[,\]}:])", re.M)
 _STAMP_CANDIDATE = re.compile(r"-[0-9][0-9]?-[0-9]")  # (a date's month: the year is looked at after)
 _STAMP_END = re.compile(r"[^#,\]}\r\n]*")
+
+
+def _match_end(rx: re.Pattern[str], s: str, i: int) -> int:
+    """Where ``rx``'s match at ``i`` ends (``rx`` matches the empty string: it matches at every offset)."""
+    m = rx.match(s, i)
+    assert m is not None
+    return m.end()
 def _pyyaml_only(text: str) -> bool:
     """Whether the text may hold something PyYAML refuses (so the whole schema) that rapidyaml
     reads, or reads otherwise (``_EQ_CANDIDATE``, ``_MERGE_CANDIDATE``, ``_STAMP_CANDIDATE``):
@@ -623,7 +633,7 @@ def _pyyaml_only(text: str) -> bool:
         i = m.start() - 4
         if i < 0 or not text[i:i + 4].isdigit() or not starts_scalar(text, i):
             continue
-        end = _STAMP_END.match(text, i).end()
+        end = _match_end(_STAMP_END, text, i)
         rest = text[i:end].split(" #")[0].split("\t#")[0].rstrip(" \t")
         if text[end:end + 1] in ("\r", "\n", "") and rest == text[i:end].rstrip(" \t") and _DATE_ALONE.fullmatch(rest):
             return True  # a date alone at the end of its line: the scalar may go on below
@@ -635,7 +645,7 @@ def _pyyaml_only(text: str) -> bool:
     return False
 
 
-_PLAIN_CACHE: dict = {}
+_PLAIN_CACHE: dict[str, tuple[Any]] = {}
 _PLAIN_CACHE_MAX = 50_000
 _PLAIN_REFUSED = frozenset(("timestamp", "value", "merge", "yaml"))
 _R: Any = None  # the ryml module, once a schema is read
@@ -648,37 +658,37 @@ class _Node:
     """A collection node of a parsed schema that is not read yet."""
     __slots__ = ("tree", "id")
 
-    def __init__(self, tree, i: int):
+    def __init__(self, tree: Any, i: int) -> None:
         self.tree = tree
         self.id = i
 
 
-class _LazyMap(dict):
+class _LazyMap(dict[Any, Any]):
     """A mapping of a schema's tree: a dict whose collection values are read on first use."""
     __slots__ = ()
 
-    def __getitem__(self, k):
+    def __getitem__(self, k: Any) -> Any:
         v = dict.__getitem__(self, k)
         return _settle(self, k, v) if type(v) is _Node else v
 
-    def get(self, k, default=None):
+    def get(self, k: Any, default: Any = None) -> Any:
         v = dict.get(self, k, default)
         return _settle(self, k, v) if type(v) is _Node else v
 
-    def items(self):
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]  # a list, not a view: callers iterate
         return [(k, self[k]) for k in dict.keys(self)]
 
-    def values(self):
+    def values(self) -> list[Any]:  # type: ignore[override]  # a list, not a view: callers iterate
         return [self[k] for k in dict.keys(self)]
 
-    def __copy__(self):
+    def __copy__(self) -> Any:
         return _full(self)
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Any) -> Any:
         return _full(self)
 
 
-def _settle(m: _LazyMap, k, node: _Node):
+def _settle(m: _LazyMap, k: Any, node: _Node) -> Any:
     v = _read(node.tree, node.id)
     dict.__setitem__(m, k, v)
     return v
@@ -720,10 +730,11 @@ def _lazy_schema(text: str, data: Optional[bytes] = None) -> Optional[_LazyMap]:
     root = tree.root_id()
     if not tree.type(root) & _R.MAP:
         raise _Fallback()
-    return _read(tree, root)
+    lazy: _LazyMap = _read(tree, root)  # a mapping at the root: a _LazyMap
+    return lazy
 
 
-def _read(tree, n: int) -> Any:
+def _read(tree: Any, n: int) -> Any:
     """The value of collection node ``n``: a _LazyMap (its collections left unread), or a list."""
     R = _R
     NONE = R.NONE
@@ -749,21 +760,21 @@ def _read(tree, n: int) -> Any:
             c = tree.next_sibling(c)
         return out
     if ty & R.SEQ:
-        out = []
+        items: list[Any] = []
         while c != NONE:
             cty = tree.type(c)
             if cty & (R.MAP | R.SEQ):
-                out.append(_read(tree, c))
+                items.append(_read(tree, c))
             elif cty & props:
                 raise _Fallback()
             else:
-                out.append(_scalar(tree.val(c), cty, R.VAL_PLAIN, R.VAL_SQUO | R.VAL_DQUO | R.VAL_LITERAL | R.VAL_FOLDED))
+                items.append(_scalar(tree.val(c), cty, R.VAL_PLAIN, R.VAL_SQUO | R.VAL_DQUO | R.VAL_LITERAL | R.VAL_FOLDED))
             c = tree.next_sibling(c)
-        return out
+        return items
     raise _Fallback()
 
 
-def _scalar(mv, ty: int, plain: int, quoted: int) -> Any:
+def _scalar(mv: Any, ty: int, plain: int, quoted: int) -> Any:
     """A key's or value's text (``mv``: a memoryview of the tree's arena, None when empty)
     as PyYAML makes it: a quoted or block scalar is a string, a plain one resolved by YAML 1.1."""
     try:
@@ -786,7 +797,7 @@ def _scalar(mv, ty: int, plain: int, quoted: int) -> Any:
     raise _Fallback()  # no style known
 
 
-def _path(node, *keys):
+def _path(node: Any, *keys: str) -> Any:
     for k in keys:
         if not isinstance(node, Mapping):
             return None
@@ -801,49 +812,49 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DEC = json.JSONDecoder()
 
 
-def _locate(s: str, i: int, path: list, key: bool = False) -> Optional[int]:
+def _locate(s: str, i: int, path: list[Any], key: bool = False) -> Optional[int]:
     """Offset in ``s`` of the value at ``path`` inside the JSON value starting at ``i``
     (of its key when ``key`` and the last step is a field name); None when not found."""
     try:
         for depth, step in enumerate(path):
-            i = _WS.match(s, i).end()
+            i = _match_end(_WS, s, i)
             ch = s[i:i + 1]
             if ch == "{" and isinstance(step, str):
-                i = _WS.match(s, i + 1).end()
+                i = _match_end(_WS, s, i + 1)
                 found = None
                 while s[i:i + 1] == '"':
                     kstart = i
                     k, i = scanstring(s, i + 1)
-                    i = _WS.match(s, i).end() + 1  # the colon
-                    i = _WS.match(s, i).end()
+                    i = _match_end(_WS, s, i) + 1  # the colon
+                    i = _match_end(_WS, s, i)
                     if k == step:
                         found = (kstart, i)  # the last of duplicate keys wins, as in json.loads
                     _v, i = _DEC.raw_decode(s, i)
-                    i = _WS.match(s, i).end()
+                    i = _match_end(_WS, s, i)
                     if s[i:i + 1] != ",":
                         break
-                    i = _WS.match(s, i + 1).end()
+                    i = _match_end(_WS, s, i + 1)
                 if found is None:
                     return None
                 if key and depth == len(path) - 1:
                     return found[0]
                 i = found[1]
             elif ch == "[" and isinstance(step, int):
-                i = _WS.match(s, i + 1).end()
+                i = _match_end(_WS, s, i + 1)
                 for _n in range(step):
                     _v, i = _DEC.raw_decode(s, i)
-                    i = _WS.match(s, i).end()
+                    i = _match_end(_WS, s, i)
                     if s[i:i + 1] != ",":
                         return None
-                    i = _WS.match(s, i + 1).end()
+                    i = _match_end(_WS, s, i + 1)
             else:
                 return None
-        return _WS.match(s, i).end()
+        return _match_end(_WS, s, i)
     except (ValueError, IndexError, RecursionError):
         return None
 
 
-def _dotted(path) -> str:
+def _dotted(path: Any) -> str:
     out = ""
     for p in path:
         if isinstance(p, int):
@@ -878,7 +889,7 @@ def _want_type(t: Any) -> str:
     return " or ".join(names.get(x, str(x)) for x in ts)
 
 
-def _allowed(err) -> str:
+def _allowed(err: Any) -> str:
     """What the schema allows, for the detail of an enum or pattern finding ('' otherwise)."""
     v, val = err.validator, err.validator_value
     if v == "enum" and isinstance(val, list):
@@ -888,7 +899,7 @@ def _allowed(err) -> str:
     return ""
 
 
-def _problem(err) -> Optional[str]:
+def _problem(err: Any) -> Optional[str]:
     """What is wrong, in words, for a jsonschema error (None: not reported)."""
     v, val, inst = err.validator, err.validator_value, err.instance
     where = _dotted(list(err.absolute_path))
@@ -926,7 +937,7 @@ def _problem(err) -> Optional[str]:
     return None
 
 
-def _prepared(t: _Target, item: dict) -> Optional[tuple]:
+def _prepared(t: _Target, item: dict[str, Any]) -> Optional[tuple[Any, Any]]:
     """(the example's data as the API server validates it, its validator), or None."""
     got = t.compiled()
     if got is None:

@@ -23,7 +23,7 @@ storage version").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from ...model import Bundle, Manifest
 from ...nodes import Mapping, Node, Scalar, Sequence
@@ -48,18 +48,18 @@ class Crd:
     name_node: Node
     group: Optional[str]
     kind: Optional[str]
-    versions: list = field(default_factory=list)  # CrdVersion
+    versions: list[CrdVersion] = field(default_factory=list)
     versions_key: Optional[Node] = None  # key node of spec.versions (or spec.version)
     spec: Optional[Mapping] = None
 
-    def version(self, v: str) -> Optional[CrdVersion]:
+    def version(self, v: Optional[str]) -> Optional[CrdVersion]:
         for cv in self.versions:
             if cv.name == v:
                 return cv
         return None
 
     @property
-    def served(self) -> list:
+    def served(self) -> list[str]:
         return [v.name for v in self.versions if v.served is True]
 
 
@@ -74,7 +74,7 @@ class Owned:
     kind_node: Optional[Node]
 
 
-def _bool(v) -> object:
+def _bool(v: Any) -> object:
     if v is None:
         return None
     if isinstance(v, Scalar):
@@ -83,19 +83,20 @@ def _bool(v) -> object:
 
 
 # the last bundle's CRDs: every CRD rule reads them (a local cache, once per bundle)
-_LAST: list = [None, None]
+_LAST: list[Any] = [None, None]
 
 
-def bundle_crds(bundle: Bundle) -> list:
+def bundle_crds(bundle: Bundle) -> list[Crd]:
     """Every CRD manifest with a name, its group, kind and versions (positioned); computed once
     per bundle (the last bundle's are kept)."""
     if _LAST[0] is not bundle:
         _LAST[0], _LAST[1] = bundle, _bundle_crds(bundle)
-    return _LAST[1]
+    kept: list[Crd] = _LAST[1]
+    return kept
 
 
-def _bundle_crds(bundle: Bundle) -> list:
-    out = []
+def _bundle_crds(bundle: Bundle) -> list[Crd]:
+    out: list[Crd] = []
     for m in bundle.crds:
         md = m.metadata
         if md is None or m.name is None:
@@ -110,17 +111,17 @@ def _bundle_crds(bundle: Bundle) -> list:
             if isinstance(vers, Sequence):
                 c.versions_key = spec.key_node("versions")
                 for v in vers:
-                    if isinstance(v, Mapping) and v.str("name"):
-                        c.versions.append(CrdVersion(v.str("name"), _bool(v.get("served")), _bool(v.get("storage")), v,
+                    if isinstance(v, Mapping) and (vname := v.str("name")):
+                        c.versions.append(CrdVersion(vname, _bool(v.get("served")), _bool(v.get("storage")), v,
                                                      v.get("served"), v.get("storage")))
-            elif spec.str("version") and m.api_version != V1_CRD:  # v1beta1's single spec.version (v1 has none)
+            elif (sversion := spec.str("version")) and m.api_version != V1_CRD:  # v1beta1's single spec.version (v1 has none)
                 c.versions_key = spec.key_node("version")
-                c.versions.append(CrdVersion(spec.str("version"), True, True, spec.get("version")))
+                c.versions.append(CrdVersion(sversion, True, True, spec.get("version")))
         out.append(c)
     return out
 
 
-def owned_entries(csv) -> Optional[list]:
+def owned_entries(csv: Optional[Manifest]) -> Optional[list[Owned]]:
     """The CSV's spec.customresourcedefinitions.owned entries; None when it is malformed."""
     spec = csv.spec() if csv is not None else None
     if spec is None:
@@ -135,7 +136,7 @@ def owned_entries(csv) -> Optional[list]:
         return []
     if not isinstance(owned, Sequence):
         return None
-    out = []
+    out: list[Owned] = []
     for o in owned:
         if isinstance(o, Mapping):
             out.append(Owned(o.str("name"), o.str("version"), o.str("kind"), o,
@@ -143,24 +144,24 @@ def owned_entries(csv) -> Optional[list]:
     return out
 
 
-def required_names(csv) -> set:
+def required_names(csv: Optional[Manifest]) -> set[str]:
     spec = csv.spec() if csv is not None else None
     crds = spec.get("customresourcedefinitions") if spec is not None else None
     req = crds.get("required") if isinstance(crds, Mapping) else None
     if not isinstance(req, Sequence):
         return set()
-    return {r.str("name") for r in req if isinstance(r, Mapping) and r.str("name")}
+    return {n for n in (r.str("name") for r in req if isinstance(r, Mapping)) if n}
 
 
 def _group_of(name: str) -> str:
     return name.split(".", 1)[1] if "." in name else ""
 
 
-def first_crds(crds: list) -> tuple:
+def first_crds(crds: list[Crd]) -> tuple[dict[str, Crd], list[Crd]]:
     """``(by_name, firsts)``: the first CRD of each name (a second of the same name is
     crd-duplicate's), as crd-duplicate reads them."""
-    by_name: dict = {}
-    firsts = []
+    by_name: dict[str, Crd] = {}
+    firsts: list[Crd] = []
     for c in crds:
         if by_name.get(c.name) is not None:
             continue
@@ -169,22 +170,24 @@ def first_crds(crds: list) -> tuple:
     return by_name, firsts
 
 
-def owned_candidates(o: Owned, crds: list, owned_names: set) -> list:
+def owned_candidates(o: Owned, crds: list[Crd], owned_names: set[str]) -> list[Crd]:
     """The CRDs of the bundle an owned entry whose name matches none may have meant: of its
     kind and group, else of its group with a name alike."""
-    group = _group_of(o.name)
+    name = o.name
+    assert name is not None  # the callers pass owned entries with a name
+    group = _group_of(name)
     cands = [c for c in crds if c.name not in owned_names and o.kind and c.kind == o.kind and (c.group == group or not group)]
     if not cands:
         cands = [c for c in crds if c.name not in owned_names and c.group == group and c.group
-                 and c.name.split(".", 1)[0].rstrip("s") == o.name.split(".", 1)[0].rstrip("s")]
+                 and c.name.split(".", 1)[0].rstrip("s") == name.split(".", 1)[0].rstrip("s")]
     return cands
 
 
-def claimed_crds(bundle: Bundle, owned: list, by_name: dict, firsts: list) -> set:
+def claimed_crds(bundle: Bundle, owned: list[Owned], by_name: dict[str, Crd], firsts: list[Crd]) -> set[str]:
     """The CRDs offered as the fix of an owned entry with a wrong name (owned-crd-missing says
     so; crd-not-owned leaves them alone)."""
     owned_names = {o.name for o in owned if o.name}
-    claimed = set()
+    claimed: set[str] = set()
     for o in owned:
         if not o.name or by_name.get(o.name) is not None or not bundle.readable:
             continue

@@ -2,7 +2,7 @@
 what it owns, and the CSV data table (``checker/data/csv.yaml``)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...model import REGISTRY_V1, Bundle, Manifest
 from ...nodes import Mapping, Scalar, Sequence
@@ -10,9 +10,10 @@ from .tables import table
 from .text import mapping, seq, stripped
 
 
-def data() -> dict:
+def data() -> dict[str, Any]:
     """The CSV data table, ``checker/data/csv.yaml``."""
-    return table("csv.yaml")
+    t: dict[str, Any] = table("csv.yaml")
+    return t
 
 
 def the_csv(bundle: Bundle) -> Optional[Manifest]:
@@ -26,7 +27,7 @@ def the_csv(bundle: Bundle) -> Optional[Manifest]:
     return c
 
 
-def csv_annotation(bundle: Bundle, key: str) -> tuple:
+def csv_annotation(bundle: Bundle, key: str) -> tuple[Any, Any]:
     """(the CSV, the node of its annotation ``key``): (None, None) without a CSV the rules
     read (``the_csv``), (csv, None) when the annotation is absent."""
     csv = the_csv(bundle)
@@ -36,7 +37,7 @@ def csv_annotation(bundle: Bundle, key: str) -> tuple:
     return csv, (ann.get(key) if ann is not None else None)
 
 
-def annotations(csv: Manifest) -> Optional[Mapping]:
+def annotations(csv: Manifest) -> Optional[Mapping]:  # type: ignore[no-redef]  # rebinds the __future__ feature name, harmlessly
     return csv.annotations()
 
 
@@ -44,9 +45,9 @@ def spec(csv: Manifest) -> Optional[Mapping]:
     return csv.spec()
 
 
-def owned_crds(csv: Manifest) -> list:
+def owned_crds(csv: Manifest) -> list[tuple[str, str, str, str, Mapping]]:
     """(name, group, version, kind, entry node) of spec.customresourcedefinitions.owned."""
-    out = []
+    out: list[tuple[str, str, str, str, Mapping]] = []
     sp = csv.spec()
     crds = mapping(sp.get("customresourcedefinitions")) if sp is not None else None
     owned = seq(crds.get("owned")) if crds is not None else None
@@ -59,9 +60,9 @@ def owned_crds(csv: Manifest) -> list:
     return out
 
 
-def owned_apiservices(csv: Manifest) -> list:
+def owned_apiservices(csv: Manifest) -> list[tuple[str, str, str, Mapping]]:
     """(group, version, kind, entry node) of spec.apiservicedefinitions.owned."""
-    out = []
+    out: list[tuple[str, str, str, Mapping]] = []
     sp = csv.spec()
     api = mapping(sp.get("apiservicedefinitions")) if sp is not None else None
     owned = seq(api.get("owned")) if api is not None else None
@@ -71,7 +72,7 @@ def owned_apiservices(csv: Manifest) -> list:
     return out
 
 
-def examples_annotation(ann) -> tuple:
+def examples_annotation(ann: Optional[Mapping]) -> tuple[str, Any]:
     """``(key, node)`` of the CSV's examples: `alm-examples`, or its older spelling
     `olm.examples` when only that one is there; ``("alm-examples", None)`` without either."""
     node = ann.get("alm-examples") if ann is not None else None
@@ -80,7 +81,7 @@ def examples_annotation(ann) -> tuple:
     return "alm-examples", node
 
 
-def csv_spec(bundle: Bundle) -> Optional[tuple]:
+def csv_spec(bundle: Bundle) -> Optional[tuple[Manifest, Mapping]]:
     """(csv manifest, spec mapping) of the bundle's one CSV, or None."""
     csv = bundle.csv
     if csv is None:
@@ -97,11 +98,11 @@ def install_spec(spec: Mapping) -> Optional[Mapping]:
     return s if isinstance(s, Mapping) else None
 
 
-def deployments(spec: Mapping) -> list:
+def deployments(spec: Mapping) -> list[tuple[Optional[str], Mapping]]:
     """[(name or None, entry mapping)] of spec.install.spec.deployments."""
     s = install_spec(spec)
     deps = s.get("deployments") if s is not None else None
-    out = []
+    out: list[tuple[Optional[str], Mapping]] = []
     if isinstance(deps, Sequence):
         for d in deps:
             if isinstance(d, Mapping):
@@ -109,16 +110,16 @@ def deployments(spec: Mapping) -> list:
     return out
 
 
-def deployment_names(spec: Mapping) -> list:
+def deployment_names(spec: Mapping) -> list[str]:
     return [n for n, _d in deployments(spec) if n]
 
 
-def install_modes(spec: Mapping) -> Optional[dict]:
+def install_modes(spec: Mapping) -> Optional[dict[str, tuple[bool, Mapping]]]:
     """{type: (supported bool, entry node)} or None when installModes is not a list."""
     modes = spec.get("installModes")
     if not isinstance(modes, Sequence):
         return None
-    out = {}
+    out: dict[str, tuple[bool, Mapping]] = {}
     for m in modes:
         if isinstance(m, Mapping):
             t = stripped(m.get("type"))

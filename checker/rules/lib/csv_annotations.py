@@ -4,8 +4,10 @@ version of an apiVersion, and a list of names cut to fit a one-sentence message.
 from __future__ import annotations
 
 import json
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
+from ...finding import Finding
+from ...model import SourceFile
 from ...nodes import Mapping, Scalar
 from .json_values import json_array_items, json_type, load_json
 from .sources import pos_in
@@ -20,7 +22,7 @@ API_BUNDLE_LOADER = "https://github.com/operator-framework/api/blob/master/pkg/m
 INTERNAL = "operators.operatorframework.io/internal-objects"
 
 
-def not_a_string(shape: str) -> list:
+def not_a_string(shape: str) -> list[tuple[str, str, str]]:
     """(component, what, source) of what refuses an annotation of the console's whose value is
     not a string (the only error of the rules reading them): the API server and
     operator-framework/api's bundle loader. The rule makes each a ``refusal(...)``."""
@@ -33,7 +35,7 @@ def not_a_string(shape: str) -> list:
     ]
 
 
-def group_version(api_version: str) -> tuple:
+def group_version(api_version: str) -> tuple[str, str]:
     """(group, version) of an apiVersion ("" for the core group)."""
     if "/" in api_version:
         g, v = api_version.split("/", 1)
@@ -41,10 +43,10 @@ def group_version(api_version: str) -> tuple:
     return "", api_version
 
 
-def first_names(names: list, room: int) -> tuple:
+def first_names(names: list[str], room: int) -> tuple[str, bool]:
     """(the first names that fit in ``room`` characters and "and N more", whether some were left
     out): a list of names in a one-sentence message; the detail lists them all."""
-    shown_names: list = []
+    shown_names: list[str] = []
     for i, n in enumerate(names):
         if shown_names and len(", ".join(shown_names + [n])) > room:
             return f"{', '.join(shown_names)} and {len(names) - i} more", True
@@ -52,7 +54,7 @@ def first_names(names: list, room: int) -> tuple:
     return ", ".join(shown_names), shown_names != names
 
 
-def internal_names(ann: Optional[Mapping]) -> set:
+def internal_names(ann: Optional[Mapping]) -> set[str]:
     """The CRD names the internal-objects annotation lists (empty when it is not a JSON list)."""
     node = ann.get(INTERNAL) if ann is not None else None
     if isinstance(node, Scalar) and isinstance(node.value, str):
@@ -65,13 +67,14 @@ def internal_names(ann: Optional[Mapping]) -> set:
     return set()
 
 
-def json_string_array(sf, node, key, at: Callable):
+def json_string_array(sf: SourceFile, node: Any, key: str,
+                      at: Callable[..., Finding]) -> tuple[Optional[list[tuple[int, str]]], list[Finding]]:
     """(items [(offset, value)], findings) for an annotation that must be a JSON array of
     strings; ``at`` makes a finding (the rule's ``RULE.at``). A value that is not a string is an
     error (annotations are strings: the CSV cannot be decoded); the rest only makes the console
     ignore the annotation (warnings: the console JSON.parses it and drops a value that is not an
     array of strings)."""
-    out = []
+    out: list[Finding] = []
     if not (isinstance(node, Scalar) and isinstance(node.value, str)):
         out.append(at(sf, node, f"{key} is {node.type_name()}, not a string holding a JSON array of strings.",
                       kind="schema", detail="Annotations are strings: the API server refuses the CSV. Write it as "

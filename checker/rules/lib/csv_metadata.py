@@ -13,7 +13,7 @@ PIPE_COMMUNITY = "https://github.com/redhat-openshift-ecosystem/operator-pipelin
 HUB_GO = "https://github.com/operator-framework/api/blob/master/pkg/validation/internal/operatorhub.go"
 
 
-def name_problem(s: str) -> Optional[tuple]:
+def name_problem(s: str) -> Optional[tuple[str, str]]:
     """(what is wrong, in a few words; why it is wrong, a sentence) for a CSV name, or None."""
     if len(s) > 63:
         return (f"is {len(s)} characters long, more than 63",

@@ -9,11 +9,11 @@ from ...nodes import Mapping, Scalar, Sequence
 class Blob:
     """Uniform access to a YAML (nodes) or JSON (dict) blob, with positions."""
 
-    def __init__(self, blob):
+    def __init__(self, blob: Any) -> None:
         self.b = blob
         self.yaml = isinstance(blob.root, Mapping)
 
-    def node(self, *path):
+    def node(self, *path: Any) -> Any:
         n = self.b.root
         for p in path:
             if isinstance(n, Mapping):

@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Optional
 
 from ...finding import Fix
 from ...model import SourceFile
-from ...nodes import Scalar
+from ...nodes import Node, Scalar
 from .sources import scalar_positions
 
 
-def value_span(sf: SourceFile, node: Scalar) -> Optional[tuple]:
+def value_span(sf: SourceFile, node: Optional[Node]) -> Optional[tuple[int, int]]:
     """(start, end) 0-based columns of a single-line scalar's source text on its line,
     quotes included; None when the scalar spans lines or cannot be located."""
     if not isinstance(node, Scalar) or node.style not in (None, "'", '"'):
@@ -47,12 +47,12 @@ def value_span(sf: SourceFile, node: Scalar) -> Optional[tuple]:
     return start, start + len(raw)
 
 
-def fix_value(sf, node: Scalar, new_source: str, description: str) -> Optional[Fix]:
+def fix_value(sf: Any, node: Optional[Node], new_source: str, description: str) -> Optional[Fix]:
     """Replace a single-line scalar's source text (``new_source`` as it should be written,
     quotes included) on its line; None for block scalars, a scalar that spans lines, or a
     file given only as a display path (no text to edit)."""
-    if not isinstance(sf, SourceFile):
-        return None
+    if not isinstance(sf, SourceFile) or not isinstance(node, Scalar):
+        return None  # (value_span also refuses a node that is not a scalar)
     span = value_span(sf, node)
     if span is None:
         return None
@@ -60,7 +60,7 @@ def fix_value(sf, node: Scalar, new_source: str, description: str) -> Optional[F
     return Fix(node.line, line[:span[0]] + new_source + line[span[1]:], description)
 
 
-def fix_key(sf: SourceFile, key: Scalar, new_key: str, description: str) -> Optional[Fix]:
+def fix_key(sf: SourceFile, key: Optional[Node], new_key: str, description: str) -> Optional[Fix]:
     if not isinstance(key, Scalar) or not isinstance(key.value, str):
         return None
     span = value_span(sf, key)

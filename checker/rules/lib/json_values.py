@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 from ...model import SourceFile
 from ...nodes import Scalar
@@ -28,7 +28,7 @@ class JsonProblem:
         return f"The error is at {self.where}. " if self.where else ""
 
 
-def load_json(sf: SourceFile, node: Scalar) -> tuple:
+def load_json(sf: SourceFile, node: Scalar) -> tuple[Any, Optional[JsonProblem]]:
     """(data, None) or (None, JsonProblem) for the JSON text of a string scalar; the
     problem's position is inside the JSON, mapped to the file."""
     s = node.value
@@ -49,28 +49,35 @@ def _json(s: str) -> Any:
 
 
 @lru_cache(maxsize=16)
-def json_array_items(s: str) -> tuple:
+def json_array_items(s: str) -> tuple[tuple[int, Any], ...]:
     """(offset, value) of each top-level element of a JSON array text already known to be
     valid (remembered like ``_json``; read-only to callers)."""
     return tuple(_json_array_items(s))
 
 
-def _json_array_items(s: str) -> list:
+def _match_end(rx: re.Pattern[str], s: str, i: int) -> int:
+    """Where ``rx``'s match at ``i`` ends (``rx`` matches the empty string: it matches at every offset)."""
+    m = rx.match(s, i)
+    assert m is not None
+    return m.end()
+
+
+def _json_array_items(s: str) -> list[tuple[int, Any]]:
     dec = json.JSONDecoder()
     ws = re.compile(r"[ \t\n\r]*")
-    i = ws.match(s, 0).end()
+    i = _match_end(ws, s, 0)
     if s[i:i + 1] != "[":
         return []
-    i = ws.match(s, i + 1).end()
-    out = []
+    i = _match_end(ws, s, i + 1)
+    out: list[tuple[int, Any]] = []
     if s[i:i + 1] == "]":
         return out
     while i < len(s):
         v, end = dec.raw_decode(s, i)
         out.append((i, v))
-        i = ws.match(s, end).end()
+        i = _match_end(ws, s, end)
         if s[i:i + 1] == ",":
-            i = ws.match(s, i + 1).end()
+            i = _match_end(ws, s, i + 1)
             continue
         break
     return out

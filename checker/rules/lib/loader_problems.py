@@ -3,19 +3,21 @@ bundle.Dockerfile's ``problems``), for the rules that report them: yaml-syntax,
 yaml-duplicate-key, yaml-limits and bundle-layout."""
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
+
+from ...model import Repository, SourceFile
 
 # The kind, in checker/data/verdicts.yaml, of what the loader records as a warning: where only
 # olm-check stops reading (yaml-limits), a key repeated with the same value (yaml-duplicate-key).
 WARNING_KINDS = {"yaml-limits": "unchecked", "yaml-duplicate-key": "same-value"}
 
 
-def kind_of(p) -> str:
+def kind_of(p: Any) -> str:
     """The finding kind of a loader problem ``p`` ("" for its rule's default)."""
     return WARNING_KINDS.get(p.rule, "") if p.severity == "warning" else ""
 
 
-def problems(files: Iterable, rule_id: str) -> Iterator[tuple]:
+def problems(files: Iterable[SourceFile], rule_id: str) -> Iterator[tuple[SourceFile, Any]]:
     """``(file, problem)`` for each problem of rule ``rule_id`` the loader recorded in ``files``."""
     for sf in files:
         for p in sf.problems:
@@ -23,7 +25,7 @@ def problems(files: Iterable, rule_id: str) -> Iterator[tuple]:
                 yield sf, p
 
 
-def repo_files(repo) -> list:
+def repo_files(repo: Repository) -> list[SourceFile]:
     """The files of a repository slice that are in no bundle: loose files and each operator's ci.yaml."""
     files = list(repo.loose_files)
     for op in repo.operators.values():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...model import K8S_V1, Bundle
+from ...model import K8S_V1, Bundle, Manifest
 from ...nodes import Mapping, Scalar, Sequence
 from ...publication import is_plain, olm_yaml
 
@@ -26,28 +26,28 @@ def plain_kind(bundle: Bundle) -> Optional[str]:
     return "" if bundle.mediatype == K8S_V1 else "not-k8s-v1"
 
 
-def rbac_rules(m) -> list:
+def rbac_rules(m: Manifest) -> list[Mapping]:
     """The rules (mappings) of a Role or ClusterRole manifest."""
     r = m.root.get("rules") if isinstance(m.root, Mapping) else None
     return [x for x in r if isinstance(x, Mapping)] if isinstance(r, Sequence) else []
 
 
-def scalars(rule, key) -> list:
+def scalars(rule: Mapping, key: str) -> list[Scalar]:
     """The scalar items of list ``key`` of an RBAC rule."""
     v = rule.get(key)
     return [x for x in v if isinstance(x, Scalar)] if isinstance(v, Sequence) else []
 
 
-def bindings(bundle: Bundle) -> list:
+def bindings(bundle: Bundle) -> list[tuple[Manifest, Optional[str], Optional[str], list[tuple[Optional[str], Optional[str]]]]]:
     """(binding manifest, role kind, role name, [(sa name, namespace)])"""
-    out = []
+    out: list[tuple[Manifest, Optional[str], Optional[str], list[tuple[Optional[str], Optional[str]]]]] = []
     for m in bundle.manifests:
         if m.kind not in ("RoleBinding", "ClusterRoleBinding") or not isinstance(m.root, Mapping):
             continue
         ref = m.root.get("roleRef")
         kind = ref.str("kind") if isinstance(ref, Mapping) else None
         name = ref.str("name") if isinstance(ref, Mapping) else None
-        subs = []
+        subs: list[tuple[Optional[str], Optional[str]]] = []
         s = m.root.get("subjects")
         if isinstance(s, Sequence):
             for x in s:

@@ -25,10 +25,11 @@ checker/data/default_sccs.yaml.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, Iterable, Optional
 
 import yaml
 
-from ...model import Bundle
+from ...model import Bundle, SourceFile
 from ...nodes import Mapping, Scalar, Sequence
 from ...versions import clip
 from .csv import csv_spec, install_modes, install_spec
@@ -37,13 +38,13 @@ from .text import stripped
 
 
 @lru_cache(maxsize=1)
-def default_sccs() -> frozenset:
+def default_sccs() -> frozenset[str]:
     with open(data_file("default_sccs.yaml"), encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
     return frozenset(str(n) for n in data["default_sccs"])
 
 
-def _string_set(node) -> set:
+def _string_set(node: Any) -> set[str]:
     """The string values of a list node (``strings``, as a set: a catalog has millions)."""
     if node.__class__ is not Sequence:
         return set()
@@ -65,7 +66,8 @@ class Grant:
     __slots__ = ("file", "node", "source", "cluster_wide", "groups", "resources", "verbs", "names",
                  "scope", "sa", "namespaced_modes")
 
-    def __init__(self, file, node, source, cluster_wide, scope="cluster", sa=None, namespaced_modes=()):
+    def __init__(self, file: SourceFile, node: Mapping, source: str, cluster_wide: bool, scope: str = "cluster",
+                 sa: Optional[str] = None, namespaced_modes: Iterable[str] = ()) -> None:
         self.file = file
         self.node = node
         self.source = source
@@ -81,7 +83,7 @@ class Grant:
     def covers(self, group: str, resource: str) -> bool:
         return (group in self.groups or "*" in self.groups) and (resource in self.resources or "*" in self.resources)
 
-    def allows(self, *verbs) -> list:
+    def allows(self, *verbs: str) -> list[str]:
         if "*" in self.verbs:
             return ["*"]
         return [v for v in verbs if v in self.verbs]
@@ -93,18 +95,19 @@ class Grant:
 
 
 # the last bundle's grants: both rbac rules read them (a local cache, once per bundle)
-_LAST: list = [None, None]
+_LAST: list[Any] = [None, None]
 
 
-def grants(bundle: Bundle) -> list:
+def grants(bundle: Bundle) -> list[Grant]:
     """Every RBAC rule of the bundle (computed once per bundle: the last bundle's are kept)."""
     if _LAST[0] is not bundle:
         _LAST[0], _LAST[1] = bundle, _grants(bundle)
-    return _LAST[1]
+    kept: list[Grant] = _LAST[1]
+    return kept
 
 
-def _grants(bundle: Bundle) -> list:
-    out = []
+def _grants(bundle: Bundle) -> list[Grant]:
+    out: list[Grant] = []
     cs = csv_spec(bundle)
     if cs is not None:
         csv, spec = cs
@@ -161,7 +164,7 @@ def _who(g: Grant) -> str:
     return clip(g.source, 80)
 
 
-def _names(names: list) -> str:
+def _names(names: list[str]) -> str:
     """A few names for a message; the rest counted."""
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 

@@ -10,7 +10,7 @@ from ...model import SourceFile
 from ...nodes import Scalar
 
 
-def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list[tuple[int, int]]]:
     """(line, column) in the file of each character of a string scalar's value, or None
     when the text cannot be mapped exactly (the result is checked against the value)."""
     if not isinstance(node, Scalar) or not isinstance(node.value, str) or sf.text is None:
@@ -23,12 +23,13 @@ def scalar_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         return None
 
 
-def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list[tuple[int, int]]]:
     value = node.value
     ln = node.line + 1
     total = len(sf._lines())
     indent = None
-    rows = []  # (line number, content text) of the scalar's lines
+    rows: list[tuple[int, Optional[str]]] = []  # (line number, content text) of the scalar's lines
+    t: Optional[str]
     while ln <= total:
         t = sf.line_text(ln)
         if t.strip() == "":
@@ -47,8 +48,8 @@ def _block_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         ln += 1
     if indent is None:
         return [] if node.value == "" else None
-    out_chars = []
-    pos = []
+    out_chars: list[str] = []
+    pos: list[tuple[int, int]] = []
     if node.style == "|":
         for ln, t in rows:
             if t is not None:
@@ -101,7 +102,7 @@ _ESC = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": 
         "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
 
 
-def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
+def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list[tuple[int, int]]]:
     value = node.value
     style = node.style
     ln, c = node.line, node.col - 1  # c: 0-based index into the line
@@ -110,8 +111,8 @@ def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
         if line[c:c + 1] != style:
             return None
         c += 1
-    out = []
-    pos = []
+    out: list[str] = []
+    pos: list[tuple[int, int]] = []
     n = len(value)
     while True:
         if style is None and len(out) >= n:
@@ -189,7 +190,7 @@ def _flow_positions(sf: SourceFile, node: Scalar) -> Optional[list]:
     return pos
 
 
-def pos_in(sf: SourceFile, node: Scalar, index: int, positions: Optional[list] = None) -> tuple:
+def pos_in(sf: SourceFile, node: Scalar, index: int, positions: Optional[list[tuple[int, int]]] = None) -> tuple[int, int]:
     """(line, column) of character ``index`` of a string scalar (the scalar's own position
     when it cannot be mapped). ``positions``: scalar_positions(sf, node), when already known."""
     p = positions if positions is not None else scalar_positions(sf, node)

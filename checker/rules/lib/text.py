@@ -45,16 +45,16 @@ def shown(node: Any, limit: int = 60) -> str:
     return node.type_name() if isinstance(node, Node) else str(node)
 
 
-def stripped(node) -> Optional[str]:
+def stripped(node: Any) -> Optional[str]:
     """The string value of a scalar node (stripped), None for anything else or empty."""
     if isinstance(node, Scalar) and isinstance(node.value, str) and node.value.strip():
         return node.value.strip()
     return None
 
 
-def strings(node) -> list:
+def strings(node: Any) -> list[tuple[str, Scalar]]:
     """[(value, node)] for the string scalars of a list node; anything else yields nothing."""
-    out = []
+    out: list[tuple[str, Scalar]] = []
     if isinstance(node, Sequence):
         for item in node:
             if isinstance(item, Scalar) and isinstance(item.value, str):
@@ -68,14 +68,14 @@ def where(mapping: Mapping, key: str) -> Node:
     return k if k is not None else mapping
 
 
-def show(node) -> str:
+def show(node: Any) -> str:
     """A value as people read it in a message."""
     if isinstance(node, Scalar):
         return f"'{clip(node.raw)}'" if node.raw != "" else "empty"
     return node.type_name() if node is not None else "nothing"
 
 
-def lacking(node, key: str) -> str:
+def lacking(node: Any, key: str) -> str:
     """How a required string field is wrong, for a message: 'no X', 'an empty X', or 'X as a list'."""
     if node is None:
         return f"no {key}"

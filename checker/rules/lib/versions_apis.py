@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Iterator, Optional
 
-from ...model import Bundle
-from ...nodes import Mapping, Scalar, Sequence
-from ...versions import vkey
+from ...model import Bundle, SourceFile
+from ...nodes import Mapping, Node, Scalar, Sequence
+from ...versions import ApiEntry, ApiTable, OcpTable, Release, vkey
 from .versions_common import CATALOGS_DECIDE
 
 
-def api_uses(bundle: Bundle):
+def api_uses(bundle: Bundle) -> Iterator[tuple[Optional[str], Any, Any, SourceFile, Node, str]]:
     """(group, version, kind, file, node, where) for every API the bundle uses."""
     for m in bundle.manifests:
         av = m.root.get("apiVersion") if isinstance(m.root, Mapping) else None
@@ -47,7 +47,7 @@ def api_uses(bundle: Bundle):
                     yield g, v, o["kind"], csv.file, ex, "alm-examples"
 
 
-def describe_use(where: str, g, v, kind) -> str:
+def describe_use(where: str, g: Optional[str], v: str, kind: str) -> str:
     """An API use as a message names it."""
     gv = f"{g}/{v}" if g else v
     if where == "resources":
@@ -66,11 +66,11 @@ class ApiUse:
     g: Optional[str]
     v: str
     kind: str
-    file: object
-    node: object
+    file: SourceFile
+    node: Node
     where: str  # manifest | resources | alm-examples
     what: str  # as messages name it
-    entry: object
+    entry: Optional[ApiEntry]
 
 
 @dataclass(frozen=True)
@@ -79,17 +79,17 @@ class ApiRange:
     its first release ``lo``, the upper bound of what publishes it (None when open) and the
     maxOpenShiftVersion key (None without one)."""
 
-    rng: list
-    lo: object
-    upper: Optional[tuple]
-    mx: Optional[tuple]
+    rng: list[Release]
+    lo: Release
+    upper: Optional[tuple[int, int]]
+    mx: Optional[tuple[int, int]]
 
 
-def api_range(bundle: Bundle, table) -> Optional[ApiRange]:
+def api_range(bundle: Bundle, table: OcpTable) -> Optional[ApiRange]:
     """The range of ``bundle`` for the API rules; None when it names no known release."""
     vi = bundle.versions
-    rng = [table.get(v) for v in (vi.ocp_installable or vi.ocp_versions)]
-    rng = [r for r in rng if r is not None]
+    found = [table.get(v) for v in (vi.ocp_installable or vi.ocp_versions)]
+    rng = [r for r in found if r is not None]
     if not rng:
         return None
     lr = vi.label_parsed
@@ -104,10 +104,10 @@ def api_range(bundle: Bundle, table) -> Optional[ApiRange]:
     return ApiRange(rng, rng[0], upper, mx)
 
 
-_LAST: tuple = (None, None, [])  # (bundle, apis table, uses): the four API rules read one bundle in turn
+_LAST: tuple[Any, Any, list[ApiUse]] = (None, None, [])  # (bundle, apis table, uses): the four API rules read one bundle in turn
 
 
-def uses(bundle: Bundle, apis) -> list:
+def uses(bundle: Bundle, apis: ApiTable) -> list[ApiUse]:
     """Every API use of ``bundle`` once per place (file, line, group, version, kind), with its
     entry in ``apis`` (``ctx.apis``). A local cache of the last bundle: the four API rules
     read the same list."""
@@ -115,7 +115,8 @@ def uses(bundle: Bundle, apis) -> list:
     last = _LAST  # one read: another thread may replace it
     if last[0] is bundle and last[1] is apis:
         return last[2]
-    out, seen = [], set()
+    out: list[ApiUse] = []
+    seen: set[tuple[str, int, Optional[str], str, str]] = set()
     for g, v, kind, file, node, where in api_uses(bundle):
         entries = [apis.lookup(g, v, kind)] if g is not None else apis.lookup_kind_version(kind, v)
         entries = [e for e in entries if e is not None]

@@ -4,8 +4,11 @@ decided by file-based catalogs, an uncertain catalog_mapping, maxOpenShiftVersio
 install barrier). No rules here."""
 from __future__ import annotations
 
-from ...model import Bundle
-from ...versions import LABEL_KEY, norm, vkey
+from typing import Any, Iterable, Optional
+
+from ...model import Bundle, SourceFile, VersionInfo
+from ...nodes import Scalar
+from ...versions import LABEL_KEY, MaxDecl, OcpTable, Release, norm, vkey
 from ...versions import release_ranges as _ranges
 
 # Where what refuses these findings is written (the `refused_by` sources).
@@ -22,7 +25,7 @@ K8S_WEBHOOK_VALIDATION = "https://github.com/kubernetes/kubernetes/blob/master/p
 CATALOGS_DECIDE = ("catalogs", "catalog-mapping", "unlisted")
 
 
-def rels(releases) -> str:
+def rels(releases: Iterable[Any]) -> str:
     """Releases (Release objects or "4.16" strings) as a message names them: '4.12-4.14, 4.16'."""
     return _ranges([getattr(r, "ocp", r) for r in releases])
 
@@ -44,13 +47,13 @@ def uncertain_note(bundle: Bundle) -> str:
             "templates to different catalogs, and no catalog lists the bundle yet)") if uncertain(bundle) else ""
 
 
-def installable_releases(bundle: Bundle, table) -> list:
+def installable_releases(bundle: Bundle, table: OcpTable) -> list[Release]:
     """The releases (``table`` entries) the bundle installs on, else those it is published to."""
     vi = bundle.versions
     return [r for r in (table.get(v) for v in (vi.ocp_installable or vi.ocp_versions)) if r is not None]
 
 
-def max_note(vi, releases) -> str:
+def max_note(vi: VersionInfo, releases: Iterable[Any]) -> str:
     """Why a maxOpenShiftVersion below these releases does not help: it is no install barrier."""
     if vi.max_ocp is None or vi.explicit_target or not any(vkey(getattr(r, "ocp", r)) > vkey(vi.max_ocp) for r in releases):
         return ""
@@ -58,7 +61,7 @@ def max_note(vi, releases) -> str:
             "upgrades, not installs")
 
 
-def range_note(vi) -> str:
+def range_note(vi: VersionInfo) -> str:
     """Where the releases of a finding come from, as a clause after them."""
     if vi.publication_source == "all-known":
         return " (the bundle declares no range, so it is published to every release)"
@@ -71,15 +74,17 @@ def range_note(vi) -> str:
     return f", which {LABEL_KEY} '{vi.label}' publishes it to"
 
 
-def max_first_decl(vi):
+def max_first_decl(vi: VersionInfo) -> MaxDecl:
     """The maxOpenShiftVersion declaration whose value OLM uses (the first valid one naming
-    ``vi.max_ocp``, else the first), where findings about the limit are placed; None without one."""
+    ``vi.max_ocp``, else the first), where findings about the limit are placed (for a bundle
+    with a maxOpenShiftVersion: it comes from a declaration)."""
+    assert vi.max_ocp is not None and vi.max_ocp_decls
     mx = vkey(vi.max_ocp)
-    decls = vi.max_ocp_decls
-    return next((d for d in decls if d.version is not None and norm(d.version) == mx), decls[0] if decls else None)
+    decls: list[MaxDecl] = vi.max_ocp_decls
+    return next((d for d in decls if d.version is not None and norm(d.version) == mx), decls[0])
 
 
-def min_kube_place(bundle: Bundle) -> tuple:
+def min_kube_place(bundle: Bundle) -> tuple[Optional[SourceFile], Optional[Scalar]]:
     """(file, node) of the minKubeVersion OLM reads; (None, None) without one."""
     vi = bundle.versions
     csv = bundle.csv

@@ -14,6 +14,8 @@ or mark its RoleBinding optional.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Sequence
@@ -40,9 +42,9 @@ def plain_bundle_apis(bundle: Bundle, ctx: Context):
         names = spec.get("names")
         kind = names.str("kind") if isinstance(names, Mapping) else None
         vers = spec.get("versions")
-        vs = [v.str("name") for v in vers if isinstance(v, Mapping) and v.str("name")] if isinstance(vers, Sequence) else []
-        if not vs and spec.str("version"):
-            vs = [spec.str("version")]
+        vs = [s for s in (v.str("name") for v in vers if isinstance(v, Mapping)) if s] if isinstance(vers, Sequence) else []
+        if not vs and (version := spec.str("version")):
+            vs = [version]
         own_groups.add(g)
         provided.append(f"{g}/{'|'.join(vs) or '?'}/{kind or '?'}")
     for m in bundle.manifests:
@@ -51,9 +53,11 @@ def plain_bundle_apis(bundle: Bundle, ctx: Context):
             if spec is not None and spec.str("group"):
                 own_groups.add(spec.str("group"))
                 provided.append(f"{spec.str('group')}/{spec.str('version') or '?'} (aggregated API)")
-    required, optional, native = set(), set(), set()
+    required: set[str] = set()
+    optional: set[str] = set()
+    native: set[str] = set()
     roles = {(m.kind, m.name): m for m in bundle.manifests if m.kind in ("Role", "ClusterRole") and m.name}
-    role_optional = {}
+    role_optional: dict[tuple[Optional[str], Optional[str]], bool] = {}
     for b, kind, name, _subs in bindings(bundle):
         ann = b.annotation(OPTIONAL_ANNOTATION)
         opt = ann is not None and ann.value == "optional"

@@ -55,7 +55,9 @@ def plain_bundle_service(bundle: Bundle, ctx: Context):
         elif m.kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
             hooks = m.root.get("webhooks")
             for h in hooks if isinstance(hooks, Sequence) else []:
-                cc = h.get("clientConfig") if isinstance(h, Mapping) else None
+                if not isinstance(h, Mapping):
+                    continue
+                cc = h.get("clientConfig")
                 svc = cc.get("service") if isinstance(cc, Mapping) else None
                 n = svc.get("name") if isinstance(svc, Mapping) else None
                 if isinstance(n, Scalar) and isinstance(n.value, str) and n.value not in services:

@@ -46,6 +46,7 @@ def api_not_yet_available(bundle: Bundle, ctx: Context):
         if not vi.explicit_target:
             early = table.with_catalog(early)  # 4.1-4.5 had no per-release catalog: not reported
         if early:
+            assert intro is not None  # early is empty without it
             first_ok = table.first_with_kube(intro.since)
             yield RULE.at(u.file, u.node,
                           f"{u.what} exists only from Kubernetes {vstr(intro.since)} (OpenShift {first_ok.ocp if first_ok else '?'}), "

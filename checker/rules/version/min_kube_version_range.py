@@ -58,22 +58,23 @@ def min_kube_version_range(bundle: Bundle, ctx: Context):
         where = "the --ocp target" if vi.explicit_target else (
             "its catalogs" if vi.publication_source == "catalogs" else
             "its ci.yaml catalog_mapping" if vi.publication_source == "catalog-mapping" else f"{LABEL_KEY} '{vi.label}'")
+        first = table.first_with_kube(mk)
         yield RULE.at(file, node,
                       f"minKubeVersion {clip(node.raw)} is above the Kubernetes of OpenShift {rels(below)} "
                       f"({', '.join(f'{r.ocp}: {r.kube}' for r in below[:4])}{'…' if len(below) > 4 else ''})",
                       kind="uncertain" if uncertain(bundle) else "", ocp=below,
                       detail=f"Those releases are in the bundle's range ({where}), and OLM refuses to install it there"
                       f"{uncertain_note(bundle)}. Start the range at "
-                      f"{(table.first_with_kube(mk).ocp if table.first_with_kube(mk) else 'a newer release')} or lower minKubeVersion.")
+                      f"{(first.ocp if first else 'a newer release')} or lower minKubeVersion.")
     if vi.max_ocp is not None:
         rel = table.get(vi.max_ocp)
         if rel is not None and rel.kube_key < mk:
             # max is no install barrier: it installs where its Kubernetes is met, all above max
-            where = [r for r in table.releases if r.ocp in vi.ocp_installable]
+            installs = [r for r in table.releases if r.ocp in vi.ocp_installable]
             yield RULE.at(file, node,
                           f"minKubeVersion {clip(node.raw)} is above Kubernetes {rel.kube} of maxOpenShiftVersion {vi.max_ocp}",
-                          ocp=where, kind="above-max",
+                          ocp=installs, kind="above-max",
                           detail="OLM installs the bundle only where Kubernetes meets minKubeVersion"
-                          f"{' (OpenShift ' + rels(where) + ' of the releases it is published to)' if where else ''}, all above "
+                          f"{' (OpenShift ' + rels(installs) + ' of the releases it is published to)' if installs else ''}, all above "
                           f"maxOpenShiftVersion {vi.max_ocp}, which OLM reads only to block cluster upgrades: a cluster that "
                           "installs it is at once marked not upgradeable. Raise maxOpenShiftVersion or lower minKubeVersion.")

@@ -64,6 +64,6 @@ def removed_api_on_upgrade(bundle: Bundle, ctx: Context):
                           detail=f"Installed from the {vstr(upper)} catalog, a cluster {verb} to OpenShift {first_rm.label()} "
                           f"(Kubernetes {first_rm.kube}), where "
                           f"{'the operator breaks' if u.where == 'manifest' else 'the console lists the kind at the version it knows (nothing breaks)' if u.where == 'resources' else 'the console cannot use it'}"
-                          f"{' (maxOpenShiftVersion ' + vi.max_ocp + ' does not stop it)' if mx else ' (no maxOpenShiftVersion stops the upgrade)'}. "
+                          f"{f' (maxOpenShiftVersion {vi.max_ocp} does not stop it)' if mx else ' (no maxOpenShiftVersion stops the upgrade)'}. "
                           f"Migrate to {e.use}; or set maxOpenShiftVersion to \"{before.ocp if before else vstr(upper)}\" in metadata/properties.yaml "
                           f"(properties: [{{type: olm.maxOpenShiftVersion, value: \"{before.ocp if before else vstr(upper)}\"}}]).")
