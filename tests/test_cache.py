@@ -59,9 +59,9 @@ def test_stored_results_are_plain_json_and_answer_every_rule_fixture(tmp_path):
     paths = sorted(glob.glob(os.path.join(FIXTURES, "rules", "*", "bad")) + glob.glob(os.path.join(FIXTURES, "rules", "*", "good")))
     cache = str(tmp_path / "cache")
     cold = check(paths, cache_dir=cache)
-    assert cold.repo.extra["cache_stats"]["hits"] == 0
+    assert cold.repo.cache_stats["hits"] == 0
     warm = check(paths, cache_dir=cache)
-    assert warm.repo.extra["cache_stats"] == {"hits": cold.repo.extra["cache_stats"]["misses"], "misses": 0}
+    assert warm.repo.cache_stats == {"hits": cold.repo.cache_stats["misses"], "misses": 0}
     assert _key(warm.report) == _key(cold.report)
     assert any(f.fix is not None for f in warm.findings)
     db = _db(cache)
@@ -87,7 +87,7 @@ def test_a_pickle_in_the_cache_is_a_miss_and_never_runs(catalog, tmp_path):
     assert swapped >= 8
     res = check(["."], cache_dir=cache, jobs=2)
     assert not os.path.exists(marker)
-    assert res.repo.extra["cache_stats"] == {"hits": 0, "misses": 8}
+    assert res.repo.cache_stats == {"hits": 0, "misses": 8}
     assert _key(res.report) == _key(check(["."]).report)
 
 
@@ -108,7 +108,7 @@ def test_a_cache_of_the_pickle_format_is_dropped_unread(catalog, tmp_path):
     db.close()
     res = check(["."], cache_dir=cache)
     assert not os.path.exists(marker)
-    assert res.repo.extra["cache_stats"] == {"hits": 0, "misses": 8}
+    assert res.repo.cache_stats == {"hits": 0, "misses": 8}
     db = _db(cache)
     assert db.execute("SELECT v FROM meta WHERE k='schema'").fetchone() == ("4",)
     assert db.execute("SELECT COUNT(*) FROM results WHERE data=?", (payload,)).fetchone() == (0,)
@@ -136,7 +136,7 @@ def test_crafted_entries_are_misses(catalog, tmp_path, entry):
     with pytest.raises(ValueError):
         decode(entry)
     res = check(["."], cache_dir=cache)
-    assert res.repo.extra["cache_stats"] == {"hits": 0, "misses": 8}
+    assert res.repo.cache_stats == {"hits": 0, "misses": 8}
     assert not os.path.exists(os.path.join(catalog, "pwned"))
     assert _key(res.report) == _key(check(["."]).report)
 
@@ -235,7 +235,7 @@ def test_a_finding_of_unusual_types_is_reported_and_not_served_from_the_cache(ca
     first = check(["."], cache_dir=cache, jobs=2)
     assert _key(first.report) == _key(plain.report)
     again = check(["."], cache_dir=cache, jobs=2)
-    assert again.repo.extra["cache_stats"] == {"hits": 7, "misses": 1}
+    assert again.repo.cache_stats == {"hits": 7, "misses": 1}
     assert _key(again.report) == _key(plain.report)
 
 

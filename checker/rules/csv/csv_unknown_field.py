@@ -113,7 +113,7 @@ def csv_unknown_field(bundle: Bundle, ctx: Context):
         return
     sf = csv.file
     root = csv.root
-    levels = [("top", root)]
+    levels: list = [("top", root)]
     md = root.get("metadata")
     if isinstance(md, Mapping):
         levels.append(("metadata", md))
