@@ -14,10 +14,14 @@ Layout. A case directory ``fixtures/rules/<rule-id>/<case>/`` is either
 
       base: ../good                     # a sibling case of the same rule (itself with no sibling base)
 
+      files:                            # a file with the same bytes as one already stored:
+        bundle.Dockerfile: ../bad/bundle.Dockerfile      # a sibling case's own file (or the case's)
+        manifests/crd.yaml: good/manifests/crd.yaml      # a base's file
+
   The tree checked is: each base copied at its directory (a sibling case: its tree without its
-  expect.yaml, at the root), the ``remove`` paths deleted, then
-  every file of the case directory copied over it at the same relative path (``expect.yaml``
-  included, as before). A file of the case is thus the whole file, as the checker reads it, and
+  expect.yaml, at the root), the ``remove`` paths deleted, each ``files:`` entry copied from the
+  stored file it names (never an expect.yaml), then every file of the case directory copied over
+  it at the same relative path (``expect.yaml`` included, as before). A file of the case is thus the whole file, as the checker reads it, and
   the conversion keeps in the case every file expect.yaml asserts a finding in: the bad line is
   in the case's own file, at the line ``expect.yaml`` asserts.
 
@@ -32,8 +36,8 @@ Commands (from the repository root):
                                                  bases (and, for a case, a sibling planned before
                                                  it, good ones first) that save the most files (idempotent;
                                                  each new case is verified to materialise to the
-                                                 same files and directories, expect.yaml's base
-                                                 lines aside)
+                                                 same files and directories, expect.yaml's
+                                                 base, remove and files lines aside)
     python scripts/fixtures_dedupe.py --check    fail (exit 1) if more than MAX_COPIES of the fixture
                                                  files are copies, or an overlay names a missing base
     python scripts/fixtures_dedupe.py --reports OUT.json
@@ -62,7 +66,7 @@ BASES = "bases"
 # a base, 46 are files kept whole because a finding is asserted in them, 22 are files the bases
 # share, 45 are in trees that are not rule cases (graph/, catalog-small/, repos/, ...). A ratchet:
 # lower it as cases are converted, never raise it.
-MAX_COPIES = 0.32
+MAX_COPIES = 0.28
 BUNDLE_PARTS = ("manifests", "metadata", "bundle.Dockerfile")  # what a base holds
 MIN_SAVED = 2  # a base is used for a directory only if it saves at least this many files
 
@@ -72,22 +76,24 @@ class OverlayError(Exception):
 
 
 def read_overlay(case: str):
-    """``(mounts, remove)`` of an overlay case (``mounts``: {directory of the case: base
-    name}), or None for a whole-tree case."""
+    """``(mounts, remove, files)`` of an overlay case (``mounts``: {directory of the case: base
+    name}; ``files``: {path in the case: the file it is a copy of}), or None for a whole-tree
+    case."""
     p = os.path.join(case, MANIFEST)
     if not os.path.isfile(p):
         return None
     with open(p, encoding="utf-8") as fh:
         text = fh.read()
-    if "base:" not in text:
+    if "base:" not in text and "files:" not in text:
         return None
     exp = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    base = exp.get("base") if isinstance(exp, dict) else None
-    if base is None:
+    if not isinstance(exp, dict) or (exp.get("base") is None and not isinstance(exp.get("files"), dict)):
         return None
-    mounts = {".": base} if isinstance(base, str) else dict(base)
+    base = exp.get("base")
+    mounts = {} if base is None else {".": base} if isinstance(base, str) else dict(base)
     remove = list(exp.get("remove") or [])
-    return mounts, remove
+    files = dict(exp.get("files") or {}) if isinstance(exp.get("files"), dict) else {}
+    return mounts, remove, files
 
 
 def _copy_file(src: str, dst: str) -> None:
@@ -136,7 +142,7 @@ def _materialise_into(case: str, dest: str, fixtures: str, spec, sibling: bool) 
         for rel in _files(case):
             _copy_file(os.path.join(case, rel), os.path.join(dest, rel))
         return
-    mounts, remove = spec
+    mounts, remove, files = spec
     for where, name in sorted(mounts.items()):
         base = _base_dir(case, name, fixtures)
         what = f"{os.path.relpath(case, fixtures)}: base {name!r}"
@@ -158,8 +164,26 @@ def _materialise_into(case: str, dest: str, fixtures: str, spec, sibling: bool) 
         while d != dest and not os.listdir(d):  # no directory left empty: git keeps none
             os.rmdir(d)
             d = os.path.dirname(d)
+    for rel, src in sorted(files.items()):
+        _copy_file(_file_source(case, rel, src, fixtures), os.path.join(dest, rel))
     for rel in _files(case):
         _copy_file(os.path.join(case, rel), os.path.join(dest, rel))
+
+
+def _file_source(case: str, rel: str, src: str, fixtures: str) -> str:
+    """The stored file a ``files:`` entry names: ``../<case>/<path>``, a file of a case of the same
+    rule (the case itself included) as it is stored there, or ``<base>/<path>``, a file of a base."""
+    if src.startswith("../"):
+        p = os.path.join(os.path.dirname(case), src[3:])
+    else:
+        p = os.path.join(fixtures, BASES, src)
+    norm = os.path.normpath(p)
+    top = os.path.dirname(case) if src.startswith("../") else os.path.join(fixtures, BASES)
+    if (not os.path.isfile(norm) or os.path.islink(norm) or not norm.startswith(os.path.normpath(top) + os.sep)
+            or os.path.basename(norm) == MANIFEST or ".." in src[3:].split("/")):
+        raise OverlayError(f"{os.path.relpath(case, fixtures)}: files {rel!r}: {src!r}: no such stored file "
+                           f"(../<case>/<path> of the same rule, or <base>/<path>)")
+    return norm
 
 
 def _case_dirs(fixtures: str):
@@ -282,13 +306,17 @@ def _asserted(expect) -> set:
     return out
 
 
-def _header(mounts: dict, remove: list) -> str:
-    if list(mounts) == ["."]:
+def _header(mounts: dict, remove: list, files: dict = None) -> str:
+    if not mounts:
+        text = ""
+    elif list(mounts) == ["."]:
         text = f"base: {mounts['.']}\n"
     else:
         text = "base:\n" + "".join(f"  {d}: {n}\n" for d, n in sorted(mounts.items()))
     if remove:
         text += "remove:\n" + "".join(f"  - {r}\n" for r in remove)
+    if files:
+        text += "files:\n" + "".join(f"  {r}: {s}\n" for r, s in sorted(files.items()))
     return text
 
 
@@ -314,6 +342,26 @@ def _whole(case: str, fixtures: str, dest: str):
     return dest, (text[len(header):] or None)
 
 
+def _stage(c: str, top: str, tree: dict, covered: set, keep: set, sources: dict, staged: str) -> dict:
+    """Copy into ``staged`` the files of case ``c``'s whole tree (at ``top``) that no base covers
+    and that are not the same bytes as a file in ``sources`` ({digest: ``files:`` source}); returns
+    those ``files:`` references. A file in ``keep`` (one a finding is asserted in) is always copied;
+    every file copied becomes a source for the files after it."""
+    os.makedirs(staged)
+    refs = {}
+    for r in sorted(tree):
+        if r in covered:
+            continue
+        h = tree[r]
+        if r not in keep and h in sources and not h.startswith("link:"):
+            refs[r] = sources[h]
+            continue
+        _copy_file(os.path.join(top, r), os.path.join(staged, r))
+        if not h.startswith("link:"):
+            sources.setdefault(h, f"../{c}/{r}")
+    return refs
+
+
 def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES) -> int:
     """Re-plan every case of one rule directory from its whole tree; returns how many changed.
     Good cases first: a case may take as base a sibling case planned before it that has no
@@ -332,6 +380,13 @@ def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES) -> int:
             if w is not None:
                 wholes[c] = w
         anchors = {}
+        # a file that is not the base's is a reference to the same bytes already stored: in a base,
+        # or in a case of this rule planned before (or earlier in the same case)
+        sources = {}
+        for name, files in sorted(bases.items()):
+            if not name.startswith("../"):
+                for r, h in sorted(files.items()):
+                    sources.setdefault(h, f"{name}/{r}")
         for c in names:
             if c not in wholes:
                 continue
@@ -344,13 +399,10 @@ def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES) -> int:
             if not any(n.startswith("../") for n in mounts.values()):
                 anchors[c] = tree
             staged = os.path.join(tmp, "staged", c)
-            os.makedirs(staged)
-            for r in tree:
-                if r not in covered:
-                    _copy_file(os.path.join(top, r), os.path.join(staged, r))
-            if mounts:
+            refs = _stage(c, top, tree, covered, keep if expect is not None else set(tree), sources, staged)
+            if mounts or refs:
                 with open(os.path.join(staged, MANIFEST), "w", encoding="utf-8") as fh:
-                    fh.write(_header(mounts, remove) + (expect or ""))
+                    fh.write(_header(mounts, remove, refs) + (expect or ""))
             elif expect is not None:
                 with open(os.path.join(staged, MANIFEST), "w", encoding="utf-8") as fh:
                     fh.write(expect)

@@ -72,6 +72,14 @@ def test_overlay_is_its_bases_then_removals_then_its_own_files(tmp_path):
     _write(str(fx / "rules" / "r" / "bad-chain" / "expect.yaml"), "base: ../bad-sibling\n")
     with pytest.raises(fd.OverlayError, match="sibling base"):
         fd.materialise_case(str(fx / "rules" / "r" / "bad-chain"), str(tmp_path / "out5"), str(fx))
+    ref = fx / "rules" / "r" / "bad-ref"  # files: the same bytes as a base's file or a sibling's own file
+    _write(str(ref / "expect.yaml"), "files:\n  a/crd.yaml: b/manifests/crd.yaml\n  b.yaml: ../bad/manifests/csv.yaml\n")
+    assert _tree(fd.materialise_case(str(ref), str(tmp_path / "out6"), str(fx))) == {
+        "a/crd.yaml": b"base crd\n", "b.yaml": b"bad csv\n", "expect.yaml": (ref / "expect.yaml").read_bytes()}
+    for i, src in enumerate(("../bad/bundle.Dockerfile", "../bad/expect.yaml", "../../r/bad/manifests/csv.yaml", "b/nope")):
+        _write(str(ref / "expect.yaml"), f"files:\n  x: {src}\n")  # only a file stored in a sibling or a base
+        with pytest.raises(fd.OverlayError, match="no such stored file"):
+            fd.materialise_case(str(ref), str(tmp_path / f"out7-{i}"), str(fx))
     _write(str(case / "expect.yaml"), "base: nope\n")
     with pytest.raises(fd.OverlayError, match="base 'nope': no such base"):
         fd.materialise_case(str(case), str(tmp_path / "out3"), str(fx))
