@@ -66,7 +66,7 @@ BASES = "bases"
 # a base, 46 are files kept whole because a finding is asserted in them, 22 are files the bases
 # share, 45 are in trees that are not rule cases (graph/, catalog-small/, repos/, ...). A ratchet:
 # lower it as cases are converted, never raise it.
-MAX_COPIES = 0.28
+MAX_COPIES = 0.23
 BUNDLE_PARTS = ("manifests", "metadata", "bundle.Dockerfile")  # what a base holds
 MIN_SAVED = 2  # a base is used for a directory only if it saves at least this many files
 
@@ -172,17 +172,16 @@ def _materialise_into(case: str, dest: str, fixtures: str, spec, sibling: bool) 
 
 def _file_source(case: str, rel: str, src: str, fixtures: str) -> str:
     """The stored file a ``files:`` entry names: ``../<case>/<path>``, a file of a case of the same
-    rule (the case itself included) as it is stored there, or ``<base>/<path>``, a file of a base."""
-    if src.startswith("../"):
-        p = os.path.join(os.path.dirname(case), src[3:])
-    else:
-        p = os.path.join(fixtures, BASES, src)
-    norm = os.path.normpath(p)
-    top = os.path.dirname(case) if src.startswith("../") else os.path.join(fixtures, BASES)
-    if (not os.path.isfile(norm) or os.path.islink(norm) or not norm.startswith(os.path.normpath(top) + os.sep)
-            or os.path.basename(norm) == MANIFEST or ".." in src[3:].split("/")):
+    rule (the case itself included) as it is stored there, ``../../<rule-id>/<case>/<path>``, one
+    of another rule's case, or ``<base>/<path>``, a file of a base."""
+    parts = src.split("/")
+    ups = 2 if parts[:2] == ["..", ".."] else 1 if parts[:1] == [".."] else 0
+    top = os.path.join(fixtures, BASES) if not ups else os.path.dirname(case) if ups == 1 else os.path.dirname(os.path.dirname(case))
+    norm = os.path.normpath(os.path.join(top, *parts[ups:]))
+    if (not os.path.isfile(norm) or os.path.islink(norm) or len(parts) - ups < (3 if ups == 2 else 2)
+            or os.path.basename(norm) == MANIFEST or ".." in parts[ups:]):
         raise OverlayError(f"{os.path.relpath(case, fixtures)}: files {rel!r}: {src!r}: no such stored file "
-                           f"(../<case>/<path> of the same rule, or <base>/<path>)")
+                           f"(../<case>/<path>, ../../<rule-id>/<case>/<path> or <base>/<path>)")
     return norm
 
 
@@ -322,7 +321,7 @@ def _header(mounts: dict, remove: list, files: dict = None) -> str:
 
 def _whole(case: str, fixtures: str, dest: str):
     """The case as a whole tree at ``dest`` and its expect.yaml without the base/remove lines
-    (None: it had no expect.yaml), or None if its header is not one this script wrote."""
+    (None: it had none; "": it held the base lines only), or None if its header is not one this script wrote."""
     materialise_case(case, dest, fixtures)
     p = os.path.join(dest, MANIFEST)
     spec = read_overlay(case)
@@ -339,7 +338,30 @@ def _whole(case: str, fixtures: str, dest: str):
     if not text.startswith(header):
         return None
     os.remove(p)
-    return dest, (text[len(header):] or None)
+    return dest, text[len(header):]  # "" if it held the header only: it is there all the same
+
+
+def _wholes(rule_dir: str, names: list, fixtures: str, tmp: str) -> dict:
+    """{case: (whole tree, expect.yaml text)} of a rule directory's cases, written under ``tmp``."""
+    wholes = {}
+    for c in names:
+        case = os.path.join(rule_dir, c)
+        if any(os.path.islink(os.path.join(case, r)) for r in _files(case)):
+            continue  # a symlink case (yaml-limits) stays as it is
+        w = _whole(case, fixtures, os.path.join(tmp, os.path.basename(rule_dir), c))
+        if w is not None:
+            wholes[c] = w
+    return wholes
+
+
+def _sources(bases: dict) -> dict:
+    """{digest: ``files:`` source} of the bases' files, the first in order for each digest."""
+    sources = {}
+    for name, files in sorted(bases.items()):
+        if not name.startswith("../"):
+            for r, h in sorted(files.items()):
+                sources.setdefault(h, f"{name}/{r}")
+    return sources
 
 
 def _stage(c: str, top: str, tree: dict, covered: set, keep: set, sources: dict, staged: str) -> dict:
@@ -354,15 +376,19 @@ def _stage(c: str, top: str, tree: dict, covered: set, keep: set, sources: dict,
             continue
         h = tree[r]
         if r not in keep and h in sources and not h.startswith("link:"):
-            refs[r] = sources[h]
+            src = sources[h]
+            if src.startswith("rules/"):  # a case's file: relative to this case's directory
+                rid, name, rest = src[len("rules/"):].split("/", 2)
+                src = f"../{name}/{rest}" if rid == c.split("/")[0] else f"../../{rid}/{name}/{rest}"
+            refs[r] = src
             continue
         _copy_file(os.path.join(top, r), os.path.join(staged, r))
         if not h.startswith("link:"):
-            sources.setdefault(h, f"../{c}/{r}")
+            sources.setdefault(h, f"rules/{c}/{r}")
     return refs
 
 
-def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES) -> int:
+def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES, sources: dict = None, wholes: dict = None) -> int:
     """Re-plan every case of one rule directory from its whole tree; returns how many changed.
     Good cases first: a case may take as base a sibling case planned before it that has no
     sibling base itself. Each new case is materialised and compared with the whole tree before
@@ -371,22 +397,11 @@ def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES) -> int:
                     and not os.path.islink(os.path.join(rule_dir, c))), key=lambda c: (not c.startswith("good"), c))
     changed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        wholes = {}
-        for c in names:
-            case = os.path.join(rule_dir, c)
-            if any(os.path.islink(os.path.join(case, r)) for r in _files(case)):
-                continue  # a symlink case (yaml-limits) stays as it is
-            w = _whole(case, fixtures, os.path.join(tmp, "whole", c))
-            if w is not None:
-                wholes[c] = w
+        if wholes is None:
+            wholes = _wholes(rule_dir, names, fixtures, tmp)
         anchors = {}
-        # a file that is not the base's is a reference to the same bytes already stored: in a base,
-        # or in a case of this rule planned before (or earlier in the same case)
-        sources = {}
-        for name, files in sorted(bases.items()):
-            if not name.startswith("../"):
-                for r, h in sorted(files.items()):
-                    sources.setdefault(h, f"{name}/{r}")
+        if sources is None:
+            sources = _sources(bases)
         for c in names:
             if c not in wholes:
                 continue
@@ -399,11 +414,13 @@ def convert_rule(rule_dir: str, bases: dict, fixtures: str = FIXTURES) -> int:
             if not any(n.startswith("../") for n in mounts.values()):
                 anchors[c] = tree
             staged = os.path.join(tmp, "staged", c)
-            refs = _stage(c, top, tree, covered, keep if expect is not None else set(tree), sources, staged)
+            # a case without expect.yaml names no file, unless its bases already give it one
+            refs = _stage(os.path.relpath(case, os.path.join(fixtures, "rules")), top, tree, covered,
+                          keep if expect is not None or mounts else set(tree), sources, staged)
             if mounts or refs:
                 with open(os.path.join(staged, MANIFEST), "w", encoding="utf-8") as fh:
                     fh.write(_header(mounts, remove, refs) + (expect or ""))
-            elif expect is not None:
+            elif expect:
                 with open(os.path.join(staged, MANIFEST), "w", encoding="utf-8") as fh:
                     fh.write(expect)
             if _digests(staged) == _digests(case):
@@ -436,7 +453,15 @@ def convert(fixtures: str = FIXTURES) -> int:
     cases changed."""
     bases = _bases(fixtures)
     rules = os.path.join(fixtures, "rules")
-    return sum(convert_rule(os.path.join(rules, rid), bases, fixtures) for rid in sorted(os.listdir(rules)))
+    sources = _sources(bases)  # shared by every rule: a case's file may name one of another rule's
+    with tempfile.TemporaryDirectory() as tmp:
+        wholes = {}  # every case made whole before any changes, as a case may name another's file
+        for rid in sorted(os.listdir(rules)):
+            d = os.path.join(rules, rid)
+            names = [c for c in os.listdir(d) if os.path.isdir(os.path.join(d, c)) and not os.path.islink(os.path.join(d, c))]
+            wholes[rid] = _wholes(d, names, fixtures, tmp)
+        return sum(convert_rule(os.path.join(rules, rid), bases, fixtures, sources, wholes[rid])
+                   for rid in sorted(os.listdir(rules)))
 
 
 # -- reports --------------------------------------------------------------------------------
