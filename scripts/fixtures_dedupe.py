@@ -27,19 +27,27 @@ Layout. A case directory ``fixtures/rules/<rule-id>/<case>/`` is either
 
 Tests read the rule cases through ``conftest.FIXTURES``: ``materialise_tree`` writes the whole
 fixture tree there, every overlay case made whole (``fixtures/bases/`` left out), once per test
-session (``FIXTURES_SRC`` is the source tree). Only rule cases are overlays; the other trees
-(bundles/, graph/, repos/, action/, ...) are whole and may still be read in place.
+session (``FIXTURES_SRC`` is the source tree). The files of ``bases/`` and of the trees
+``action/``, ``catalog-small/``, ``graph/`` and ``repos/`` with the same bytes as a file before
+them (``bundles/``, ``trees/``, ``bases/``, then those trees, in order) are not stored either:
+``fixtures/files.yaml`` names each one's source, and ``materialise_tree`` (and a base, when a case
+is made whole) writes them back. Tests read those trees through ``conftest.FIXTURES`` too; only
+``bundles/``, ``trees/`` and ``upgradeable/`` are whole and may be read in place (CI and
+tests/trees.py read ``bundles/good`` and ``trees/``).
 
 Commands (from the repository root):
 
-    python scripts/fixtures_dedupe.py            re-plan every rule case from its whole tree: the
-                                                 bases (and, for a case, a sibling planned before
-                                                 it, good ones first) that save the most files (idempotent;
-                                                 each new case is verified to materialise to the
-                                                 same files and directories, expect.yaml's
-                                                 base, remove and files lines aside)
+    python scripts/fixtures_dedupe.py            re-plan fixtures/files.yaml, then every rule case
+                                                 from its whole tree: the bases (and, for a case,
+                                                 a sibling planned before it, good ones first)
+                                                 that save the most files, then ``files:`` for
+                                                 each other file already stored (idempotent; each
+                                                 new case is verified to materialise to the same
+                                                 files and directories, expect.yaml's base,
+                                                 remove and files lines aside)
     python scripts/fixtures_dedupe.py --check    fail (exit 1) if more than MAX_COPIES of the fixture
                                                  files are copies, or an overlay names a missing base
+                                                 or file
     python scripts/fixtures_dedupe.py --reports OUT.json
                                                  every rule case's JSON report, checked as the
                                                  harness checks it (to compare before and after)
@@ -60,13 +68,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
 MANIFEST = "expect.yaml"
 BASES = "bases"
-# Issue 28 asks for at most 20%. Reached so far: 31.5% (1,184 files, 373 copies; before the
-# overlays 67.9%: 2,436 files, 1,655 copies):
-# 90 of the copies are the identical one-line expect.yaml (`base: good`) of cases that only name
-# a base, 46 are files kept whole because a finding is asserted in them, 22 are files the bases
-# share, 45 are in trees that are not rule cases (graph/, catalog-small/, repos/, ...). A ratchet:
-# lower it as cases are converted, never raise it.
-MAX_COPIES = 0.23
+INDEX = "files.yaml"  # fixtures/files.yaml: the files of bases/ and of INDEXED trees named, not stored
+INDEXED = (BASES, "action", "catalog-small", "graph", "repos")  # bundles/ and trees/ stay whole: CI and
+# tests/trees.py read them in place; a file there may be the source of an indexed one
+SOURCE_ORDER = ("bundles", "trees", BASES)  # the first file of the same bytes is the one stored
+# Issue 28 asks for at most 20% (before the overlays 67.9%: 2,436 files, 1,655 copies; bases
+# alone 31.6%: 1,202 files, 380 copies). Reached: 17.5% (1,016 files, 178 copies): 81 of them are
+# expect.yaml files holding the same base lines (`base: good` and the like) of cases that assert
+# nothing, about 64 are files kept whole because a finding is asserted in them, about 30 are files
+# of cases without expect.yaml or with symlinks (never re-planned). A ratchet: never raise it.
+MAX_COPIES = 0.20
 BUNDLE_PARTS = ("manifests", "metadata", "bundle.Dockerfile")  # what a base holds
 MIN_SAVED = 2  # a base is used for a directory only if it saves at least this many files
 
@@ -153,8 +164,8 @@ def _materialise_into(case: str, dest: str, fixtures: str, spec, sibling: bool) 
                 raise OverlayError(f"{what}: a sibling base must not have a sibling base itself")
             _materialise_into(base, dest, fixtures, read_overlay(base), sibling=True)
             continue
-        for rel in _files(base):
-            _copy_file(os.path.join(base, rel), os.path.normpath(os.path.join(dest, where, rel)))
+        for rel, src in sorted(_stored(fixtures, os.path.join(BASES, name)).items()):
+            _copy_file(src, os.path.normpath(os.path.join(dest, where, rel)))
     for rel in remove:
         p = os.path.join(dest, rel)
         if not os.path.isfile(p):
@@ -170,6 +181,27 @@ def _materialise_into(case: str, dest: str, fixtures: str, spec, sibling: bool) 
         _copy_file(os.path.join(case, rel), os.path.join(dest, rel))
 
 
+def read_index(fixtures: str) -> dict:
+    """fixtures/files.yaml: {path of a file of bases/ or an INDEXED tree: path of the stored file
+    with its bytes}, both relative to fixtures/."""
+    p = os.path.join(fixtures, INDEX)
+    if not os.path.isfile(p):
+        return {}
+    with open(p, encoding="utf-8") as fh:
+        return dict((yaml.safe_load(fh) or {}).get("files") or {})
+
+
+def _stored(fixtures: str, top: str, index: dict = None) -> dict:
+    """{path under ``top`` (relative to fixtures/): the file holding its bytes}: its own files and
+    those fixtures/files.yaml names."""
+    index = read_index(fixtures) if index is None else index
+    out = {rel: os.path.join(fixtures, top, rel) for rel in _files(os.path.join(fixtures, top))}
+    for path, src in index.items():
+        if path.startswith(top + "/"):
+            out[path[len(top) + 1:]] = os.path.join(fixtures, src)
+    return out
+
+
 def _file_source(case: str, rel: str, src: str, fixtures: str) -> str:
     """The stored file a ``files:`` entry names: ``../<case>/<path>``, a file of a case of the same
     rule (the case itself included) as it is stored there, ``../../<rule-id>/<case>/<path>``, one
@@ -178,6 +210,8 @@ def _file_source(case: str, rel: str, src: str, fixtures: str) -> str:
     ups = 2 if parts[:2] == ["..", ".."] else 1 if parts[:1] == [".."] else 0
     top = os.path.join(fixtures, BASES) if not ups else os.path.dirname(case) if ups == 1 else os.path.dirname(os.path.dirname(case))
     norm = os.path.normpath(os.path.join(top, *parts[ups:]))
+    if not ups and not os.path.isfile(norm):  # a base's file that fixtures/files.yaml names
+        norm = os.path.normpath(_stored(fixtures, os.path.join(BASES, parts[0])).get("/".join(parts[1:]), norm))
     if (not os.path.isfile(norm) or os.path.islink(norm) or len(parts) - ups < (3 if ups == 2 else 2)
             or os.path.basename(norm) == MANIFEST or ".." in parts[ups:]):
         raise OverlayError(f"{os.path.relpath(case, fixtures)}: files {rel!r}: {src!r}: no such stored file "
@@ -198,12 +232,16 @@ def materialise_tree(dest: str, fixtures: str = FIXTURES) -> str:
     """The whole fixture tree at ``dest`` (which must not exist), every overlay case whole,
     without ``bases/``: what ``fixtures/`` held when every case was a whole tree."""
     os.makedirs(dest)
+    index = read_index(fixtures)
     for top in sorted(os.listdir(fixtures)):
-        if top in (BASES, "rules"):
+        if top in (BASES, "rules", INDEX):
             continue
         src = os.path.join(fixtures, top)
         if os.path.isdir(src) and not os.path.islink(src):
             shutil.copytree(src, os.path.join(dest, top), symlinks=True)
+            for path, source in sorted(index.items()):
+                if path.startswith(top + "/"):
+                    _copy_file(os.path.join(fixtures, source), os.path.join(dest, path))
         else:
             _copy_file(src, os.path.join(dest, top))
     rules = os.path.join(fixtures, "rules")
@@ -248,7 +286,7 @@ def _bases(fixtures: str) -> dict:
     for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
         if not os.path.isdir(os.path.join(top, name)):
             continue  # README.md
-        out[name] = {rel: _digest(os.path.join(top, name, rel)) for rel in _files(os.path.join(top, name))}
+        out[name] = {rel: _digest(p) for rel, p in _stored(fixtures, os.path.join(BASES, name)).items()}
     return out
 
 
@@ -448,9 +486,51 @@ def _digests(top: str) -> dict:
     return {r: _digest(os.path.join(top, r)) for r in _files(top)}
 
 
+def convert_index(fixtures: str = FIXTURES) -> bool:
+    """Re-plan fixtures/files.yaml: every file of bases/ and the INDEXED trees with the same bytes
+    as a file before it (bundles/, trees/, bases/, then the others in order) is named there, not
+    stored. Returns whether anything changed (idempotent)."""
+    old = read_index(fixtures)
+    whole = {}  # path: bytes, every indexed file as it reads
+    for path, src in old.items():
+        with open(os.path.join(fixtures, src), "rb") as fh:
+            whole[path] = fh.read()
+    tops = [t for t in SOURCE_ORDER if os.path.isdir(os.path.join(fixtures, t))]
+    tops += sorted(t for t in INDEXED if t not in tops and os.path.isdir(os.path.join(fixtures, t)))
+    first, index = {}, {}
+    for top in tops:
+        paths = sorted(set(os.path.join(top, r) for r in _files(os.path.join(fixtures, top)))
+                       | {p for p in whole if p.startswith(top + "/")})
+        for path in paths:
+            full = os.path.join(fixtures, path)
+            if path not in whole and os.path.islink(full):
+                continue
+            h = hashlib.sha256(whole[path]).hexdigest() if path in whole else _digest(full)
+            if top in INDEXED and h in first:
+                index[path] = first[h]
+            else:
+                first.setdefault(h, path)
+    if index == old:
+        return False
+    for path, data in whole.items():  # every file stored again, then the new index's removed
+        os.makedirs(os.path.dirname(os.path.join(fixtures, path)), exist_ok=True)
+        with open(os.path.join(fixtures, path), "wb") as fh:
+            fh.write(data)
+    for path in index:
+        os.remove(os.path.join(fixtures, path))
+    text = ("# Files of fixtures/bases/ and of the trees beside it (action/, catalog-small/, graph/, repos/)\n"
+            "# that have the same bytes as a fixture file before them: each is written from the file named\n"
+            "# when the fixtures are materialised (scripts/fixtures_dedupe.py, which keeps this list).\n"
+            "files:\n" + "".join(f"  {p}: {s}\n" for p, s in sorted(index.items())))
+    with open(os.path.join(fixtures, INDEX), "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return True
+
+
 def convert(fixtures: str = FIXTURES) -> int:
     """Convert every rule case (idempotent: a second run changes nothing); returns how many
     cases changed."""
+    convert_index(fixtures)
     bases = _bases(fixtures)
     rules = os.path.join(fixtures, "rules")
     sources = _sources(bases)  # shared by every rule: a case's file may name one of another rule's
@@ -523,6 +603,10 @@ def main(argv=None) -> int:
                 materialise_case(os.path.join(fixtures, rel), os.path.join(tmp, str(i)), fixtures)
             except OverlayError as e:
                 bad.append(str(e))
+    index = read_index(fixtures)
+    for path, src in sorted(index.items()):
+        if src in index or not os.path.isfile(os.path.join(fixtures, src)) or os.path.exists(os.path.join(fixtures, path)):
+            bad.append(f"{INDEX}: {path}: {src!r} is not a stored file, or {path} is stored too")
     for b in bad:
         print(b)
     if c > MAX_COPIES * n:
