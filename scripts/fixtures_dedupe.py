@@ -157,7 +157,7 @@ def _materialise_into(case: str, dest: str, fixtures: str, spec, sibling: bool) 
     for where, name in sorted(mounts.items()):
         base = _base_dir(case, name, fixtures)
         what = f"{os.path.relpath(case, fixtures)}: base {name!r}"
-        if not os.path.isdir(base) or (name.startswith("../") and ("/" in name[3:] or where != ".")):
+        if not _is_dir(fixtures, base) or (name.startswith("../") and ("/" in name[3:] or where != ".")):
             raise OverlayError(f"{what}: no such base (fixtures/{BASES}/<name>, or ../<case> at the case's root)")
         if name.startswith("../"):  # a sibling case, whose expect.yaml the case's own replaces
             if sibling:
@@ -187,8 +187,24 @@ def read_index(fixtures: str) -> dict:
     p = os.path.join(fixtures, INDEX)
     if not os.path.isfile(p):
         return {}
-    with open(p, encoding="utf-8") as fh:
-        return dict((yaml.safe_load(fh) or {}).get("files") or {})
+    st = os.stat(p)
+    key = (p, st.st_mtime_ns, st.st_size)
+    if key not in _INDEXES:
+        with open(p, encoding="utf-8") as fh:
+            _INDEXES[key] = dict((yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}).get("files") or {})
+    return dict(_INDEXES[key])
+
+
+_INDEXES: dict = {}
+
+
+def _is_dir(fixtures: str, path: str) -> bool:
+    """A directory of the fixtures: on disk, or one whose files fixtures/files.yaml all names (a
+    clone has no directory without a stored file)."""
+    if os.path.isdir(path):
+        return True
+    rel = os.path.relpath(path, fixtures).replace(os.sep, "/") + "/"
+    return not rel.startswith("../") and any(p.startswith(rel) for p in read_index(fixtures))
 
 
 def _stored(fixtures: str, top: str, index: dict = None) -> dict:
@@ -233,12 +249,13 @@ def materialise_tree(dest: str, fixtures: str = FIXTURES) -> str:
     without ``bases/``: what ``fixtures/`` held when every case was a whole tree."""
     os.makedirs(dest)
     index = read_index(fixtures)
-    for top in sorted(os.listdir(fixtures)):
+    for top in sorted(set(os.listdir(fixtures)) | {p.split("/")[0] for p in index}):
         if top in (BASES, "rules", INDEX):
             continue
         src = os.path.join(fixtures, top)
-        if os.path.isdir(src) and not os.path.islink(src):
-            shutil.copytree(src, os.path.join(dest, top), symlinks=True)
+        if _is_dir(fixtures, src) and not os.path.islink(src):
+            if os.path.isdir(src):
+                shutil.copytree(src, os.path.join(dest, top), symlinks=True)
             for path, source in sorted(index.items()):
                 if path.startswith(top + "/"):
                     _copy_file(os.path.join(fixtures, source), os.path.join(dest, path))
@@ -283,8 +300,10 @@ def _bases(fixtures: str) -> dict:
     """{base name: {relative path: digest}}."""
     out = {}
     top = os.path.join(fixtures, BASES)
-    for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        if not os.path.isdir(os.path.join(top, name)):
+    names = set(os.listdir(top)) if os.path.isdir(top) else set()
+    names |= {p.split("/")[1] for p in read_index(fixtures) if p.startswith(BASES + "/")}
+    for name in sorted(names):
+        if not _is_dir(fixtures, os.path.join(top, name)):
             continue  # README.md
         out[name] = {rel: _digest(p) for rel, p in _stored(fixtures, os.path.join(BASES, name)).items()}
     return out
@@ -495,8 +514,8 @@ def convert_index(fixtures: str = FIXTURES) -> bool:
     for path, src in old.items():
         with open(os.path.join(fixtures, src), "rb") as fh:
             whole[path] = fh.read()
-    tops = [t for t in SOURCE_ORDER if os.path.isdir(os.path.join(fixtures, t))]
-    tops += sorted(t for t in INDEXED if t not in tops and os.path.isdir(os.path.join(fixtures, t)))
+    tops = [t for t in SOURCE_ORDER if _is_dir(fixtures, os.path.join(fixtures, t))]
+    tops += sorted(t for t in INDEXED if t not in tops and _is_dir(fixtures, os.path.join(fixtures, t)))
     first, index = {}, {}
     for top in tops:
         paths = sorted(set(os.path.join(top, r) for r in _files(os.path.join(fixtures, top)))
@@ -518,6 +537,10 @@ def convert_index(fixtures: str = FIXTURES) -> bool:
             fh.write(data)
     for path in index:
         os.remove(os.path.join(fixtures, path))
+        d = os.path.dirname(os.path.join(fixtures, path))
+        while d != fixtures and not os.listdir(d):  # none left empty, as in a clone
+            os.rmdir(d)
+            d = os.path.dirname(d)
     text = ("# Files of fixtures/bases/ and of the trees beside it (action/, catalog-small/, graph/, repos/)\n"
             "# that have the same bytes as a fixture file before them: each is written from the file named\n"
             "# when the fixtures are materialised (scripts/fixtures_dedupe.py, which keeps this list).\n"

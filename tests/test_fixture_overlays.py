@@ -148,6 +148,7 @@ def test_index_names_the_files_of_bases_and_trees_that_repeat_an_earlier_one(tmp
     assert fd.read_index(str(fx)) == {"bases/b/a.yaml": "bundles/good/a.yaml", "graph/x/a.yaml": "bundles/good/a.yaml",
                                       "graph/z/c.yaml": "graph/y/c.yaml"}
     assert sorted(_tree(fx)) == ["bundles/good/a.yaml", "files.yaml", "graph/y/c.yaml", "rules/r/good/expect.yaml"]
+    assert not (fx / "bases").exists()  # as in a clone: git keeps no directory without a file
     assert fd.convert_index(str(fx)) is False
     out = _tree(fd.materialise_tree(str(tmp_path / "out"), str(fx)))
     assert out == dict({k: v for k, v in whole.items() if not k.startswith("bases/")}, **{"rules/r/good/a.yaml": b"a\n"})
