@@ -16,8 +16,9 @@ FIXTURES_SRC = os.path.join(ROOT, "fixtures")
 
 def _materialise() -> str:
     """fixtures/ as the tests read it, written once per session: every overlay case of
-    fixtures/rules/ made whole (its bases copied, its own files over them), fixtures/bases/ left
-    out (scripts/fixtures_dedupe.py). A test reads fixtures through FIXTURES, never
+    fixtures/rules/ made whole (its bases copied, the files it names, its own files over them),
+    the files fixtures/files.yaml names written back, fixtures/bases/ and files.yaml left out
+    (scripts/fixtures_dedupe.py). A test reads fixtures through FIXTURES, never
     ROOT/fixtures; the tree's parent stands for the repository root (``<tmp>/fixtures/...``)."""
     top = tempfile.mkdtemp(prefix="olm-check-fixtures-")
     atexit.register(shutil.rmtree, top, True)

@@ -21,8 +21,9 @@ from fakegithub.plugin import fake_github_fixture  # noqa: E402,F401  (fixture f
 from fakegithub.server import _PullCommit  # noqa: E402
 
 from checker.action.diffmap import right_lines, split_git_diff  # noqa: E402
+from conftest import FIXTURES  # noqa: E402
 
-FIX = ROOT / "fixtures" / "action"
+FIX = Path(FIXTURES) / "action"  # materialised: fixtures/files.yaml names some of its files
 ENTRY = ROOT / "entrypoint.py"
 NEW = "operators/example-operator/1.1.0"
 CSV = f"{NEW}/manifests/example-operator.clusterserviceversion.yaml"

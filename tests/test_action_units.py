@@ -23,9 +23,10 @@ from checker.finding import Finding, Fix  # noqa: E402
 from checker.model import FileChange  # noqa: E402
 from checker.report.markdown import code, text  # noqa: E402
 from helpers import run_cli  # noqa: E402
+from conftest import FIXTURES  # noqa: E402
 
 ROOT = HERE.parent
-FIX = ROOT / "fixtures" / "action"
+FIX = Path(FIXTURES) / "action"  # materialised: fixtures/files.yaml names some of its files
 
 
 def git(ws, *args) -> str:

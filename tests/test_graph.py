@@ -15,9 +15,10 @@ import cmarkgfm
 import pytest
 
 from checker.graph_view import mermaid_text, pr_markdown
+from conftest import FIXTURES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GRAPH = os.path.join(ROOT, "fixtures", "graph")
+GRAPH = os.path.join(FIXTURES, "graph")  # materialised: fixtures/files.yaml names some of its files
 
 
 def olm(*args, cwd=GRAPH):
@@ -142,8 +143,6 @@ def test_file_based_catalog_is_the_graph_of_an_fbc_operator():
 
 def test_ocp_draws_one_release_catalog_of_a_bundle_graph():
     # 1.1.1 is pinned to 4.14 (=v4.14), 1.2.0 (v4.15) replaces 1.1.0: each release's catalog has its own channel
-    from conftest import FIXTURES
-
     pinned = os.path.join(FIXTURES, "rules", "dangling-bundle", "good-pinned-release")
     def g(*more):
         p = olm("graph", "operators/example-operator", "--format", "json", *more, cwd=pinned)

@@ -11,8 +11,7 @@ import subprocess
 import pytest
 
 from helpers import run_cli
-
-FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
+from conftest import FIXTURES  # materialised: fixtures/files.yaml names some of catalog-small's files
 
 
 def _copy(dest):
