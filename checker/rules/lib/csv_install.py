@@ -254,7 +254,7 @@ def _flow_end(text: str, i: int) -> Optional[int]:
     return None
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=2)
 def _parse_list(src: str) -> tuple:
     """yamlload.parse of a descriptor list's text (a CSV's lists repeat from bundle to bundle)."""
     try:
@@ -293,7 +293,7 @@ _JSON = json.JSONDecoder()
 _KEY_LINE = re.compile(r"[^\s#'\"\[\]{}|>&*!%@`,?-][^:#\n]*:(?:[ \t]|\r?$)")
 
 
-@lru_cache(maxsize=256)  # an operator's bundles repeat their CSVs' descriptor lists
+@lru_cache(maxsize=64)  # an operator's bundles repeat their CSVs' descriptor lists
 def _clean_block(block: str, ind: int) -> bool:
     """Whether a block list's text shows every item a mapping with a plain or quoted path that
     is a non-empty string, at the indentation of the item's keys (as every YAML writer lays
