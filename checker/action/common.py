@@ -15,7 +15,6 @@ from ..report.run import RunReport
 
 CHECK_NAME = "olm-check"
 SUMMARY_MARKER = "<!-- olm-check:summary -->"
-FP_MARKER = "<!-- olm-check:fp={} -->"
 MAX_INLINE = 30
 ANNOTATIONS_PER_REQUEST = 50
 MAX_OUTPUT = 65535  # check-run output.summary / output.text, characters

@@ -85,9 +85,6 @@ class Paths:
         return got
 
 
-FORMS = ("full", "concise")
-
-
 def terminal_width(default: int = 100) -> int:
     """The width text is wrapped at: ``COLUMNS``, else the terminal's, else ``default``
     (never under 60)."""

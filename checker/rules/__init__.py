@@ -135,10 +135,6 @@ class Rule:
         best = max(sevs, key=rank.__getitem__, default="off")
         return "info" if best == "off" else best
 
-    def can_error(self) -> bool:
-        """True when a finding of this rule can be an error for some target."""
-        return any(self.severity_in(p) == "error" for p in PROFILES)
-
     def severity_in(self, profile: str) -> Optional[str]:
         """The most severe a finding of this rule can be for a target (``checker.gates``: its
         kinds' verdicts); None when the target reports none of it."""

@@ -25,8 +25,7 @@ from .. import define
 # operator-pipelines@422dfd6e operatorcert/entrypoints/detect_changed_operators.py
 # _find_directory_owner / is_operator_bundle_dir and operatorcert/operator_repo/core.py Bundle.probe:
 # a file belongs to a bundle only when operators/<name>/<version>/ itself holds manifests/ and metadata/
-DETECT = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/entrypoints/"
-          "detect_changed_operators.py")
+# https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/operatorcert/entrypoints/detect_changed_operators.py
 
 RULE = define("bundle-nested", "A bundle directory sits below operators/<name>/<version>/, where the catalog pipelines never release it",
               __doc__, category="catalog")

@@ -65,10 +65,9 @@ MAX_IMAGE_FINDINGS = 10  # per bundle; the rest are summed up in one finding (me
 
 _DIGEST = re.compile(r"@[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$")
 
-# Sources of the disconnected facts (also named in refused_by below).
-OPM_RELATED_IMAGES = "https://github.com/operator-framework/operator-registry/blob/master/alpha/action/render.go"
-
-OPM_OPERATOR_IMAGES = "https://github.com/operator-framework/operator-registry/blob/master/pkg/registry/csv.go"
+# Sources of the disconnected facts (also named in refused_by below): opm's related images,
+# https://github.com/operator-framework/operator-registry/blob/master/alpha/action/render.go and
+# https://github.com/operator-framework/operator-registry/blob/master/pkg/registry/csv.go
 
 ISV_DIGEST_PINNING = ("https://github.com/redhat-openshift-ecosystem/operator-pipelines/blob/main/ansible/roles/"
                       "operator-pipeline/templates/openshift/tasks/digest-pinning.yml")

@@ -37,14 +37,6 @@ def csv_annotation(bundle: Bundle, key: str) -> tuple[Any, Any]:
     return csv, (ann.get(key) if ann is not None else None)
 
 
-def annotations(csv: Manifest) -> Optional[Mapping]:  # type: ignore[no-redef]  # rebinds the __future__ feature name, harmlessly
-    return csv.annotations()
-
-
-def spec(csv: Manifest) -> Optional[Mapping]:
-    return csv.spec()
-
-
 def owned_crds(csv: Manifest) -> list[tuple[str, str, str, str, Mapping]]:
     """(name, group, version, kind, entry node) of spec.customresourcedefinitions.owned."""
     out: list[tuple[str, str, str, str, Mapping]] = []
