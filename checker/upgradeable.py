@@ -80,7 +80,7 @@ def verdict_for_bundle(bundle) -> Optional[CsvVerdict]:
         try:
             props = loads_keeping_numbers(ann.value)
         except ValueError as e:
-            cv.error = f"failed to unmarshal olm.properties annotation: {e.msg}"
+            cv.error = f"failed to unmarshal olm.properties annotation: {getattr(e, 'msg', str(e))}"
             return cv
         if isinstance(props, list):
             cv.values += [p.get("value") for p in props if isinstance(p, dict) and p.get("type") == PROP]
@@ -125,7 +125,7 @@ def _installed(cv: CsvVerdict, node, also: bool) -> CsvVerdict:
     try:
         doc = loads_keeping_numbers(raw)
     except ValueError as e:
-        cv.error = f"failed to unmarshal properties annotation: {e.msg}"
+        cv.error = f"failed to unmarshal properties annotation: {getattr(e, 'msg', str(e))}"
         return cv
     props = (doc or {}).get("properties") if isinstance(doc, (dict, type(None))) else False
     if props is not None and not isinstance(props, list):  # Go's json.Unmarshal into propertiesAnnotation refuses it

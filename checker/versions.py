@@ -484,7 +484,8 @@ def max_declarations(csv_manifest, properties_file) -> list:
                 except ValueError as e:
                     if MAX_TYPE in raw:
                         out.append(MaxDecl("csv-olm-properties", csv_manifest.file, node, raw, raw,
-                                           error=Problem(f"the olm.properties annotation is not valid JSON ({e.msg} at character {e.pos + 1})",
+                                           error=Problem(f"the olm.properties annotation is not valid JSON ({getattr(e, 'msg', str(e))} "
+                                                         f"at character {getattr(e, 'pos', 0) + 1})",
                                                       "OLM cannot read olm.maxOpenShiftVersion from it and blocks every minor cluster upgrade.")))
                     props = []
                 if isinstance(props, list):

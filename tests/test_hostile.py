@@ -196,6 +196,20 @@ CASES = [
          quiet=["manifests/cm.yaml"]),
 ]
 
+# JSON text Python's parser refuses with a plain ValueError (no position): an integer of more
+# than 4,300 digits; the annotation is reported, the run goes on
+csv_huge_int = _edit(CSV, "  annotations:\n", "  annotations:\n    olm.properties: '[{\"type\": \"olm.maxOpenShiftVersion\", "
+                     "\"value\": " + "9" * 5000 + "}]'\n")
+CASES += [
+    Case("label-non-scalar-key", {"manifests/cm.yaml": CM.replace("  name: settings\n", "  name: settings\n  labels:\n    ? [a, b]\n    : 1\n")},
+         [("yaml-syntax", "manifests/cm.yaml", 6, "error")]),
+    Case("olm-properties-huge-integer", {CSV: csv_huge_int},
+         [("max-ocp-version-syntax", CSV, _line_of(csv_huge_int, "olm.properties"), "error")]),
+    Case("config-api-deprecated-without-removal", {"manifests/pdb.yaml": "apiVersion: example.com/v1alpha1\nkind: Gadget\nmetadata:\n  name: g\n"},
+         [("deprecated-api", "manifests/pdb.yaml", 1, "warning")],
+         config="apis:\n  removed:\n    - {group: example.com, version: v1alpha1, kinds: [Gadget], deprecated: \"1.20\", use: example.com/v1}\n"),
+]
+
 OTHER_CSV = _edit(CSV, "  displayName: Example Operator\n", "  displayName: Example Operator\n  displayName: Other\n")
 # the other bundle repeats spec.displayName: a finding that must come out whatever the hostile bundle holds
 OTHER_FINDING = ("yaml-duplicate-key", "other/" + CSV, _line_of(OTHER_CSV, "  displayName: Other"), "error")

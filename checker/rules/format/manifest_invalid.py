@@ -168,8 +168,8 @@ def manifest_invalid(bundle: Bundle, ctx: Context):
                                           "quoted string (JSON text for structured values).")
                         elif val.value is not None and not isinstance(val.value, str):
                             yield RULE.at(sf, val,
-                                          # a non-scalar key (`? [a]: 1`) raises here: an internal-error (reported, not fixed)
-                                          f"{key[:-1]} '{k.value}' is {val.type_name()} ({val.raw}), not a string",  # type: ignore[attr-defined]
+                                          f"{key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()} ({val.raw}), "
+                                          "not a string",
                                           detail=f"Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
         spec = root.get("spec")
         if spec is not None and not isinstance(spec, Mapping) and not (isinstance(spec, Scalar) and spec.value is None):

@@ -47,11 +47,11 @@ def deprecated_api(bundle: Bundle, ctx: Context):
                 # every release in range still serves it: when maxOpenShiftVersion also stops
                 # clusters before the removal, the bundle never meets it (info)
                 stopped = mx is not None and first_rm is not None and mx < first_rm.key and not vi.explicit_target
-                # an .olm-check.yaml apis entry with `deprecated` and no `removed` (the config allows it) raises here:
-                # an internal-error (reported, not fixed)
+                # an .olm-check.yaml apis entry may give `deprecated` without `removed`
+                removal = (f" and removed in {vstr(e.removed)} (OpenShift {first_rm.ocp if first_rm else '?'})"
+                        if e.removed is not None else " (no removal announced)")
                 yield RULE.at(u.file, u.node,
-                              f"{u.what} is deprecated since Kubernetes {vstr(e.deprecated)} and removed in {vstr(e.removed)} "  # type: ignore[arg-type]
-                              f"(OpenShift {first_rm.ocp if first_rm else '?'})", kind="stopped" if stopped else "", ocp=dep,
+                              f"{u.what} is deprecated since Kubernetes {vstr(e.deprecated)}{removal}", kind="stopped" if stopped else "", ocp=dep,
                               detail=f"It is deprecated on OpenShift {rels(dep)}"
                               + (f", and maxOpenShiftVersion {vi.max_ocp} keeps clusters running this bundle from upgrading to "
                                  f"{first_rm.ocp}, so it is served wherever the bundle runs" if stopped and first_rm is not None else "")
