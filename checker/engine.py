@@ -172,6 +172,26 @@ def repo_files(repo: Repository) -> list[SourceFile]:
     return out
 
 
+def place(findings: Iterable[Finding], facts: Iterable[BundleFacts]) -> None:
+    """A finding about a bundle's directory (the bundle, manifests/, metadata/) is put at the
+    file in it an editor opens, on line 1: ``dir:1:1`` opens nowhere. The model says which
+    file (``BundleFacts.dir_files``, read by the loader); a directory it does not know stays."""
+    import posixpath
+
+    where: dict[str, str] = {}
+    for fa in facts:
+        where.update(fa.dir_files)
+    if not where:
+        return
+    for f in findings:
+        p = f.path
+        if not p:
+            continue
+        sub = where.get(posixpath.normpath(p))
+        if sub is not None:
+            f.path, f.line, f.column = (sub if p in (".", "./") else p.rstrip("/") + "/" + sub), 1, 1
+
+
 def settle(findings: Iterable[Finding], ctx: Context, line_text: Optional[Callable[[str, int], str]] = None) -> list[Finding]:
     """Final severities (rule default, profile, config, per-path), disabled rules and inline
     ``# olm-check: ignore[rule-id]`` comments. Sorted and de-duplicated."""

@@ -34,6 +34,7 @@ def bundle_facts(b: Bundle, checked: bool = True) -> BundleFacts:  # noqa: C901
                     package=b.package, mediatype=b.mediatype, label=vi.label,
                     ocp_versions=list(vi.ocp_versions), ocp_installable=list(vi.ocp_installable), max_ocp=vi.max_ocp)
     f.fbc = bool(getattr(vi, "fbc_operator", False))
+    f.dir_files = dict(b.dir_files)
     if vi.label_parsed is not None and getattr(vi.label_parsed, "ok", False):
         f.label_range = (vi.label_parsed.lower, vi.label_parsed.upper)
     if b.annotations_file is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import posixpath
 import re
 import stat
 from collections import OrderedDict
@@ -348,6 +349,69 @@ def _linked_out(reader: Reader, b: Bundle, d: str) -> bool:
     return True
 
 
+def openable(d: str, depth: int = 0) -> Optional[str]:
+    """The file an editor should open for a finding about the directory ``d``, relative to it
+    (None when the directory holds no file): an operator's ci.yaml; a bundle's
+    ClusterServiceVersion, else its metadata/annotations.yaml, else the first file of
+    manifests/ or metadata/; else the directory's first file (or its first subdirectory's)."""
+
+    def files(sub: str) -> list:
+        try:
+            with os.scandir(os.path.join(d, sub) if sub else d) as it:
+                return sorted(e.name for e in it if not e.name.startswith(".") and e.is_file())
+        except OSError:
+            return []
+
+    if os.path.isfile(os.path.join(d, "ci.yaml")):
+        return "ci.yaml"
+    manifests = files("manifests")
+    csv = [n for n in manifests if "clusterserviceversion" in n.lower()]
+    if csv:
+        return "manifests/" + csv[0]
+    for name in ("annotations.yaml", "annotations.yml"):
+        if os.path.isfile(os.path.join(d, "metadata", name)):
+            return "metadata/" + name
+    if manifests:
+        return "manifests/" + manifests[0]
+    meta = files("metadata")
+    if meta:
+        return "metadata/" + meta[0]
+    here = files("")
+    if here:
+        yamls = [n for n in here if n.endswith((".yaml", ".yml"))]
+        return (yamls or here)[0]
+    if depth < 3:
+        try:
+            with os.scandir(d) as it:
+                subs = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+        except OSError:
+            subs = []
+        for sub in subs:
+            got = openable(os.path.join(d, sub), depth + 1)
+            if got is not None:
+                return sub + "/" + got
+    return None
+
+
+def _dir_files(b: Bundle, path: str) -> dict:
+    """{display path of a directory of the bundle: the file in it an editor opens (relative to
+    it)} for the bundle directory, manifests/, metadata/ and a metadata/annotations.yaml that
+    is a directory: where a finding about one of them is shown (``engine.place``). Links are
+    not followed (a linked directory is reported where it is)."""
+    dirs = [(b.rel, path), (b.sub("manifests"), os.path.join(path, "manifests")),
+            (b.sub("metadata"), os.path.join(path, "metadata"))]
+    if b.annotations_dir:
+        for name in ("annotations.yaml", "annotations.yml"):
+            dirs.append((b.sub("metadata", name), os.path.join(path, "metadata", name)))
+    out = {}
+    for rel, d in dirs:
+        if os.path.isdir(d) and not os.path.islink(d):
+            sub = openable(d)
+            if sub is not None:
+                out[posixpath.normpath(rel)] = sub
+    return out
+
+
 def load_bundle(reader: Reader, path: str) -> Bundle:  # noqa: C901
     """Read one bundle directory (registry+v1, k8s+v1/plain, or half of one)."""
     b = Bundle(path=path, rel=reader.rel(path))
@@ -409,6 +473,7 @@ def load_bundle(reader: Reader, path: str) -> Bundle:  # noqa: C901
     if os.path.lexists(fp):
         b.release_config = reader.yaml_file(fp, skip=False)
         b.files.append(b.release_config)
+    b.dir_files = _dir_files(b, path)
     return b
 
 

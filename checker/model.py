@@ -177,6 +177,9 @@ class Bundle:
     operator: Optional[str] = None  # operators/<operator>/<version> in a catalog repository
     version_dir: Optional[str] = None
     versions: VersionInfo = field(default_factory=VersionInfo)
+    # {display path of a bundle directory (itself, manifests/, metadata/): the file in it an
+    # editor opens, relative to it} (``load._dir_files``): where a finding about it is shown
+    dir_files: dict = field(default_factory=dict)
     # the manifests' CSVs and CRDs, kept while the manifest list is the same (rules ask for them
     # thousands of times per bundle): (manifests, their count, the selection)
     _csvs_memo: Optional[tuple] = field(default=None, repr=False, compare=False)
@@ -376,3 +379,4 @@ class BundleFacts:
     # its operator's file-based catalogs decide publication (ci.yaml fbc.enabled): the catalog
     # pipelines skip their @skip_fbc checks for it (``checker.gates``)
     fbc: bool = False
+    dir_files: dict = field(default_factory=dict)  # Bundle.dir_files: where a finding about a directory is shown

@@ -5,10 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from ..context import Context
-from ..engine import BundleResult, check_repo, global_slice, internal, repo_files, settle, touched_operators
+from ..engine import BundleResult, check_repo, global_slice, internal, place, repo_files, settle, touched_operators
 from ..model import BundleFacts, Repository
 from ..rules import load_all
-from .placement import at_files
 
 
 def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progress=None) -> list:  # noqa: C901
@@ -120,7 +119,7 @@ def run_stream(repo: Repository, ctx: Context, jobs: int = 1, cache=None, progre
         f = loose.get(path)
         return f.line_text(n) if f is not None else ""
 
-    at_files(findings, ctx)  # before settle: inline ignores are read at the file a finding moves to
+    place(findings, repo.facts)  # before settle: inline ignores are read at the file a finding moves to
     return settle(findings, ctx, line)
 
 
@@ -160,11 +159,12 @@ def _compact(res: BundleResult, canon: dict) -> BundleResult:
 
 
 _REPORTED = ("rel", "checked", "operator", "version_dir", "package", "mediatype", "csv_name", "label",
-             "ocp_versions", "ocp_installable")
+             "ocp_versions", "ocp_installable", "dir_files")
 
 
 def _light(res: BundleResult) -> BundleResult:
-    """``res`` with only the facts the report reads (``report.run.BundleEntry.of_facts``), for a bundle of
+    """``res`` with only the facts the report reads (``report.run.BundleEntry.of_facts``) and where its
+    directories are shown (``engine.place``), for a bundle of
     an operator whose repository rules have run: its CRDs, upgrade edges and positions are
     two thirds of what the parent would otherwise hold for a catalog (58 of 88 MB on
     community-operators-prod). A new object: a task being sent to a worker may hold the old."""
