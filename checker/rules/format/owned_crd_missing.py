@@ -57,14 +57,13 @@ def owned_crd_missing(bundle: Bundle, ctx: Context):
     if owned is None:
         return  # owned-crd-fields / manifest rules say what is wrong with the list
     owned_names = {o.name for o in owned if o.name}
-    claimed: set[str] = set()  # CRDs offered as the fix of an owned entry with a wrong name
     for o in owned:
         if not o.name:
             continue  # owned-crd-fields
         c = by_name.get(o.name)
         if c is None:
             if bundle.readable:  # else a file that did not parse may hold it: yaml-syntax says why
-                yield from _owned_missing(csv, o, firsts, owned_names, claimed)
+                yield from _owned_missing(csv, o, firsts, owned_names)
             continue
         if o.kind and c.kind and o.kind != c.kind:
             yield RULE.at(csv.file, o.kind_node,
@@ -74,12 +73,11 @@ def owned_crd_missing(bundle: Bundle, ctx: Context):
                           f"kind and reports {o.name} missing, and the console shows the wrong kind. Write 'kind: {c.kind}'.")
 
 
-def _owned_missing(csv, o: Owned, crds: list, owned_names: set, claimed: set):
+def _owned_missing(csv, o: Owned, crds: list, owned_names: set):
     cands = owned_candidates(o, crds, owned_names)
     fix = None
     if len(cands) == 1:
         c = cands[0]
-        claimed.add(c.name)
         hint = f"The bundle has {c.name} ({c.m.file.rel}) defining kind {c.kind or '?'}: write 'name: {c.name}'."
         fix = fix_value(csv.file, o.name_node, c.name, f"the CRD's name, {c.name}")
     elif crds:

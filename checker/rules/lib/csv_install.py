@@ -362,3 +362,56 @@ def _crd_name_for_kind(bundle: Bundle, kind: Optional[str]) -> Optional[str]:
         if kind and isinstance(names, Mapping) and stripped(names.get("kind")) == kind and m.name:
             return m.name
     return None
+
+
+# The explanation owned-crd-fields and required-crd-fields share (one text, two lists).
+CRD_ENTRY_EXPLANATION = """
+What: each entry of `spec.customresourcedefinitions.{which}` needs `name` (the CRD's
+`metadata.name`, `<plural>.<group>`), `version` (a version the CRD serves) and `kind`;
+the documentation also requires `displayName` and `description` for every entry. A CSV
+may list one CRD once per version: each entry is checked, and its finding names the version.
+
+Why: {why} Without name, version or kind (or with a name that is not
+`<plural>.<group>`) it cannot match the CRD and the install fails (error: the API server
+refuses an entry without name, version or kind, as the CSV CRD's schema requires them,
+and OLM's requirement check finds no CRD of that name). displayName and description are
+what the console shows for the API; nothing refuses the CSV without them (warning).{extra}
+A `resources` item that is not a mapping, or whose kind, name or version is not a string, is
+an error (operator-framework/api cannot decode the CSV). A missing kind or version is only
+info, though the CSV CRD's schema (and seed 004) requires them: OLM creates the CSV from the
+Go type APIResourceReference, which writes a missing field as "", so the API server
+accepts it (certified-operators holds hundreds of such entries). A missing name is not
+reported: the type documents it as empty for a resource that is not a custom resource.
+
+Descriptors (`specDescriptors`, `statusDescriptors`, `actionDescriptors`): a list that is not a
+list, an item that is not a mapping, or a path that is not a string (`path: 5`) is an error:
+operator-framework/api's Go types cannot decode the CSV (operator-sdk bundle validate,
+preflight and OLM's install plan, which json.Unmarshals the CSV before creating it). A
+missing, null or empty path is a warning, though the CSV CRD's schema requires path (and
+seed 004 says every descriptor has one): SpecDescriptor.Path is `json:"path"` without
+omitempty, so OLM's typed client sends "" and the API server accepts it; the console then
+takes the whole spec or status as the descriptor's field (descriptors/utils.tsx,
+`[descriptorType, ..._.toPath(descriptor.path)]`).
+
+
+Fix: fill in the missing field.
+
+Bad:
+    customresourcedefinitions:
+      {which}:
+        - name: widgets.example.com
+          kind: Widget
+Good:
+    customresourcedefinitions:
+      {which}:
+        - name: widgets.example.com
+          version: v1
+          kind: Widget
+          displayName: Widget
+          description: A widget managed by the operator.
+"""
+
+
+def crd_entry_explanation(which: str, why: str, extra: str = "") -> str:
+    """CRD_ENTRY_EXPLANATION for the `owned` or `required` list."""
+    return CRD_ENTRY_EXPLANATION.format(which=which, why=why, extra=extra)

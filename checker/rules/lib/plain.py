@@ -55,3 +55,15 @@ def bindings(bundle: Bundle) -> list[tuple[Manifest, Optional[str], Optional[str
                     subs.append((x.str("name"), x.str("namespace")))
         out.append((m, kind, name, subs))
     return out
+
+
+# The verdict every k8s+v1 rule shares, the last paragraph of each one's explanation.
+K8S_V1_SEVERITY = """Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
+plain-bundle design (seed 002), and the design's own gate for it is the validators it
+adds to opm ("New validators will be added to `opm` which ensure all required manifests
+and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
+knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
+and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
+that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
+not see.
+"""

@@ -15,14 +15,6 @@ Good:
     minKubeVersion: 1.27.0
     installModes: [AllNamespaces]
 
-Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-plain-bundle design (seed 002), and the design's own gate for it is the validators it
-adds to opm ("New validators will be added to `opm` which ensure all required manifests
-and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-not see.
 """
 from __future__ import annotations
 
@@ -31,10 +23,10 @@ from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from ...upstream.blangsemver import SemverError, parse
 from .. import default_detail, define, refusal
-from ..lib.plain import DESIGN, DESIGN_QUOTE, olm_yaml, plain_kind
+from ..lib.plain import DESIGN, DESIGN_QUOTE, K8S_V1_SEVERITY, olm_yaml, plain_kind
 
 RULE = define("plain-bundle-metadata", "metadata/olm.yaml is missing or lacks name, version, minKubeVersion or installModes",
-              __doc__, category="plain", refused_by=[
+              __doc__ + K8S_V1_SEVERITY, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse a k8s+v1 bundle without "
                           "metadata/olm.yaml and its name, version, minKubeVersion and installModes, which the design ALWAYS "
                           f"requires {DESIGN_QUOTE}", DESIGN)])

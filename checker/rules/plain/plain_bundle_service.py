@@ -9,14 +9,6 @@ the webhook matches, fails.
 
 Fix: add the Service (selecting the operator's Deployment pods) or correct the name.
 
-Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-plain-bundle design (seed 002), and the design's own gate for it is the validators it
-adds to opm ("New validators will be added to `opm` which ensure all required manifests
-and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-not see.
 """
 from __future__ import annotations
 
@@ -24,10 +16,10 @@ from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
-from ..lib.plain import DESIGN, DESIGN_QUOTE, plain_kind
+from ..lib.plain import DESIGN, DESIGN_QUOTE, K8S_V1_SEVERITY, plain_kind
 
 RULE = define("plain-bundle-service", "An APIService or webhook configuration names a Service the plain bundle does not have",
-              __doc__, category="plain", refused_by=[
+              __doc__ + K8S_V1_SEVERITY, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse an APIService or webhook "
                           f"configuration without the Service it references, which the design requires {DESIGN_QUOTE}",
                           DESIGN)])

@@ -20,14 +20,6 @@ Good:
         resources: ["widgets"]
         verbs: ["get", "list", "watch"]
 
-Severity: an error for a bundle annotated `k8s+v1`. That format exists only in the
-plain-bundle design (seed 002), and the design's own gate for it is the validators it
-adds to opm ("New validators will be added to `opm` which ensure all required manifests
-and metadata are present and valid"): a `k8s+v1` bundle is judged by them. Today's opm
-knows `registry+v1`, `plain` and `helm` only (operator-registry pkg/lib/bundle/generate.go)
-and no released OLM installs `k8s+v1`. A warning for a plain bundle recognised without
-that annotation (`plain+v0`, or olm.yaml and no CSV), which the design's validators do
-not see.
 """
 from __future__ import annotations
 
@@ -35,10 +27,10 @@ from ...context import Context
 from ...model import Bundle
 from ...nodes import Mapping
 from .. import define, refusal
-from ..lib.plain import DESIGN, DESIGN_QUOTE, bindings, plain_kind, rbac_rules, scalars
+from ..lib.plain import DESIGN, DESIGN_QUOTE, K8S_V1_SEVERITY, bindings, plain_kind, rbac_rules, scalars
 
 RULE = define("plain-bundle-wildcard-rbac", "RBAC with '*' bound to the service account of a plain bundle's Deployment",
-              __doc__, category="plain", refused_by=[
+              __doc__ + K8S_V1_SEVERITY, category="plain", refused_by=[
                   refusal("opm", "the k8s+v1 validators the plain-bundle design adds to opm refuse wildcard RBAC bound to "
                           "the service account of the bundle's Deployments (\"disallowed in k8s+v1 bundles\") "
                           f"{DESIGN_QUOTE}", DESIGN)])
