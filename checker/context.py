@@ -10,12 +10,32 @@ type: ``def check(bundle: Bundle, ctx: Context)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from .config import Config
 from .gates import Catalog, live_releases
 from .model import OperatorContext, Repository
 from .versions import ApiTable, OcpTable
+
+
+@dataclass(frozen=True)
+class IgnoreScope:
+    """Which inline ``# olm-check: ignore`` comments count when the change may not decide its
+    own verdict (the Action under ``config_from_base``): only those on lines the change leaves
+    as the base has them. ``added``: path -> the lines the change adds or rewrites there (None:
+    the whole file, a new one or one whose diff is unknown); a path it does not name is
+    unchanged. ``unknown``: the change list itself is unknown, so no ignore counts."""
+
+    added: Mapping[str, Optional[frozenset[int]]] = field(default_factory=dict)
+    unknown: bool = False
+
+    def honoured(self, path: str, line: int) -> bool:
+        if self.unknown:
+            return False
+        if path not in self.added:
+            return True
+        lines = self.added[path]
+        return lines is not None and line not in lines
 
 
 @dataclass(frozen=True)
@@ -33,6 +53,8 @@ class Context:
     # the catalog repository's own word (``gates.read_catalog``: its config.yaml's organization
     # and per-check waivers, its catalogs/ releases); None outside a catalog repository
     catalog: Optional[Catalog] = None
+    # the inline ignores that count (None: all of them)
+    ignores: Optional[IgnoreScope] = None
 
     def __post_init__(self) -> None:
         # the tables a Context is made without: loaded once, here (frozen: object.__setattr__,

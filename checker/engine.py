@@ -218,7 +218,7 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text: Optional[Callab
                 f.severity = sev
         elif f.severity is None:
             f.severity = "error"
-        if line_text is not None and f.rule != "internal-error":
+        if line_text is not None and f.rule != "internal-error" and (ctx.ignores is None or ctx.ignores.honoured(f.path, f.line)):
             m = _IGNORE.search(line_text(f.path, f.line))
             if m and (m.group(1) is None or f.rule in [x.strip() for x in m.group(1).split(",")]):
                 continue

@@ -176,17 +176,33 @@ def target_of_organization(org: object) -> Optional[str]:
     return None
 
 
-def read_catalog(reader: Any, root: str) -> Optional[Catalog]:
+@dataclass(frozen=True)
+class CatalogSource:
+    """The catalog repository's own word taken from elsewhere than the checked tree (the
+    Action under ``config_from_base``: the pull request's base commit, so that a pull request
+    cannot pick its own target or waivers): ``config``, a file holding that ``config.yaml``
+    (None: there is none), read with ``reader`` (one rooted at its directory); ``releases``,
+    the names of that ``catalogs/`` directory's entries (None: as the checked tree has them)."""
+
+    config: Optional[str] = None
+    reader: Any = None
+    releases: Optional[tuple[str, ...]] = None
+
+
+def read_catalog(reader: Any, root: str, source: Optional[CatalogSource] = None) -> Optional[Catalog]:
     """The catalog repository at ``root``: its ``config.yaml`` and ``catalogs/`` releases
-    (None when ``root`` holds neither). The config file is read through the run's ``Reader``
-    like every other file (limits, links out of the tree, YAML problems: ``Catalog.file``'s
-    problems); one that cannot be read names no organization and waives nothing."""
+    (None when ``root`` holds neither), or those of ``source``. The config file is read
+    through the run's ``Reader`` like every other file (limits, links out of the tree, YAML
+    problems: ``Catalog.file``'s problems); one that cannot be read names no organization and
+    waives nothing."""
     if not os.path.isdir(os.path.join(root, "operators")):
         return None
-    cfg_path = os.path.join(root, "config.yaml")
+    cfg_path: Optional[str] = os.path.join(root, "config.yaml")
+    if source is not None:
+        cfg_path, reader = source.config, source.reader
     cat = Catalog()
     found = False
-    if os.path.isfile(cfg_path):
+    if cfg_path is not None and os.path.isfile(cfg_path):
         found = True
         cat.path = cfg_path
         cat.file = sf = reader.yaml_file(cfg_path, skip=False)
@@ -202,9 +218,10 @@ def read_catalog(reader: Any, root: str) -> Optional[Catalog]:
                                                         if x.kind == "scalar" and isinstance(x.value, str)]))
     rel = []
     try:
-        for name in os.listdir(os.path.join(root, "catalogs")):
+        names = source.releases if source is not None and source.releases is not None else None
+        for name in os.listdir(os.path.join(root, "catalogs")) if names is None else names:
             m = re.fullmatch(r"v(\d+)\.(\d+)", name)
-            if m and os.path.isdir(os.path.join(root, "catalogs", name)):
+            if m and (names is not None or os.path.isdir(os.path.join(root, "catalogs", name))):
                 rel.append((int(m.group(1)), int(m.group(2))))
     except OSError:
         rel = []

@@ -25,7 +25,7 @@ from ..report.run import RunReport
 from .choose import choose, read_only
 from .client import ApiError, GitHub
 from .common import Who, graphs_markdown
-from .diffmap import right_lines, split_git_diff
+from .diffmap import added_lines, right_lines, split_git_diff
 from .env import ActionEnv, ActionError
 from .jobsummary import JobSummary, append_summary
 from .publish import PublishContext, publish_all
@@ -47,6 +47,7 @@ class Changes:
     changes: Optional[list] = None  # None: unknown -> check the whole path
     source: str = ""
     right: dict = field(default_factory=dict)  # path -> RIGHT-side commentable lines
+    added: dict = field(default_factory=dict)  # path -> the lines the change wrote (None: all of them)
     notes: list = field(default_factory=list)
     base: Optional[str] = None  # the commit the change list starts from: the baseline (checker/baseline.py)
 
@@ -70,7 +71,9 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
         if has_commits(root, pr.base_sha, pr.head_sha):
             try:
                 out.changes = git_changes(root, pr.base_sha, pr.head_sha)
-                out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, pr.base_sha, pr.head_sha)).items()}
+                patches = split_git_diff(git_patch(root, pr.base_sha, pr.head_sha))
+                out.right = {p: right_lines(t) for p, t in patches.items()}
+                out.added = {p: added_lines(t) for p, t in patches.items()}
                 out.source = f"git diff {pr.base_sha[:12]}...{pr.head_sha[:12]}"
                 out.base = _git(root, "merge-base", pr.base_sha, pr.head_sha)
                 return out
@@ -85,6 +88,9 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
                     return out
                 out.changes = from_github_files(files)
                 out.right = {f["filename"]: right_lines(f.get("patch")) for f in files if isinstance(f, dict) and f.get("filename")}
+                # GitHub leaves out the patch of a large diff: the whole file counts as written
+                out.added = {f["filename"]: added_lines(f["patch"]) if isinstance(f.get("patch"), str) else None
+                             for f in files if isinstance(f, dict) and isinstance(f.get("filename"), str)}
                 out.source = f"the pull request's files ({len(files)}, GitHub API)"
                 out.base = pr.base_sha if has_commits(root, pr.base_sha) else None
                 return out
@@ -93,7 +99,9 @@ def find_changes(env: ActionEnv, gh: Optional[GitHub], root: str) -> Changes:
         if env.sha and has_commits(root, env.sha, f"{env.sha}^1"):
             try:
                 out.changes = git_changes(root, f"{env.sha}^1", env.sha)
-                out.right = {p: right_lines(t) for p, t in split_git_diff(git_patch(root, f"{env.sha}^1", env.sha)).items()}
+                patches = split_git_diff(git_patch(root, f"{env.sha}^1", env.sha))
+                out.right = {p: right_lines(t) for p, t in patches.items()}
+                out.added = {p: added_lines(t) for p, t in patches.items()}
                 out.source = f"the merge commit {env.sha[:12]} against its first parent"
                 out.base = _git(root, "rev-parse", f"{env.sha}^1")
                 return out
@@ -151,6 +159,77 @@ def resolve_pull(env: ActionEnv, gh: Optional[GitHub], notes: list) -> None:
                            cf if isinstance(cf, int) else None)
 
 
+def _base_text(env: ActionEnv, gh: Optional[GitHub], root: str, rel: str) -> tuple:
+    """(the text of ``rel`` at the pull request's base commit or None when it has no such
+    file, where it was read): ``git show`` when the checkout holds the base, else the
+    contents API. An ActionError when it cannot be read: nothing is then posted."""
+    base = env.pull.base_sha
+    text: Optional[str] = None
+    if has_commits(root, base):
+        if _git(root, "cat-file", "-e", f"{base}:{rel}") is not None:
+            if _git(root, "cat-file", "-t", f"{base}:{rel}") != "blob":
+                raise ActionError(f"config_from_base: {rel} at the base commit is not a file")
+            try:
+                res = git.run(root, "show", f"{base}:{rel}", timeout=60)
+            except git.GitError as e:
+                raise ActionError(f"config_from_base: git cannot read {rel} at the base commit ({e})") from None
+            if res.returncode != 0:
+                raise ActionError(f"config_from_base: git cannot read {rel} at the base commit {base[:12]}")
+            text = res.stdout.decode("utf-8", "replace")
+        return text, f"the base commit {base[:12]} (git)"
+    if gh is None:
+        raise ActionError("config_from_base: the base commit is not in the checkout and there is no token "
+                          "to read it from GitHub")
+    data = _base_contents(gh, rel, base)
+    if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("content"), str):
+        try:
+            text = base64.b64decode(data["content"]).decode("utf-8", "replace")
+        except ValueError:
+            raise ActionError(f"config_from_base: GitHub's answer for {rel} is not base64") from None
+    elif data is not None:
+        raise ActionError(f"config_from_base: {rel} at the base commit is not a file")
+    return text, f"the base commit {base[:12]} (GitHub API)"
+
+
+def _base_contents(gh: GitHub, rel: str, base: str) -> Any:
+    try:
+        return gh.get(f"contents/{quote(rel)}", params={"ref": base})
+    except ApiError as e:
+        if e.status != 404:
+            raise ActionError(f"config_from_base: {rel} cannot be read from the base commit {base[:12]} "
+                              f"({e.status} {e.message}); nothing was posted") from None
+        return None
+
+
+def _base_names(env: ActionEnv, gh: Optional[GitHub], root: str, rel: str) -> tuple:
+    """The names of the entries of the directory ``rel`` at the base commit (empty when it
+    has none), as ``_base_text`` reads files."""
+    base = env.pull.base_sha
+    if has_commits(root, base):
+        if _git(root, "cat-file", "-t", f"{base}:{rel}") != "tree":
+            return ()
+        out = _git(root, "ls-tree", "--name-only", "-z", f"{base}:{rel}")
+        if out is None:
+            raise ActionError(f"config_from_base: git cannot list {rel} at the base commit {base[:12]}")
+        return tuple(n for n in out.split("\0") if n)
+    if gh is None:
+        raise ActionError("config_from_base: the base commit is not in the checkout and there is no token "
+                          "to read it from GitHub")
+    data = _base_contents(gh, rel, base)
+    if isinstance(data, list):
+        return tuple(e["name"] for e in data if isinstance(e, dict) and isinstance(e.get("name"), str))
+    return ()
+
+
+def _write_temp(name: str, text: str) -> str:
+    """``text`` in a new file ``name`` of a new directory outside the workspace."""
+    tmp = tempfile.mkdtemp(prefix="olm-check-base-", dir=os.environ.get("RUNNER_TEMP") or None)
+    out = os.path.join(tmp, name)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return out
+
+
 def base_config(env: ActionEnv, gh: Optional[GitHub], root: str, config: Optional[str], notes: list) -> Optional[str]:
     """``config_from_base``: the config file as the pull request's base commit has it
     (``git show`` when the checkout holds the base, else the contents API), written to a
@@ -161,47 +240,38 @@ def base_config(env: ActionEnv, gh: Optional[GitHub], root: str, config: Optiona
     rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     if rel.startswith("../") or rel == "..":
         return config
-    base = env.pull.base_sha
-    text: Optional[str] = None
-    if has_commits(root, base):
-        if _git(root, "cat-file", "-e", f"{base}:{rel}") is not None:
-            try:
-                res = git.run(root, "show", f"{base}:{rel}", timeout=60)
-            except git.GitError as e:
-                raise ActionError(f"config_from_base: git cannot read {rel} at the base commit ({e})") from None
-            if res.returncode != 0:
-                raise ActionError(f"config_from_base: git cannot read {rel} at the base commit {base[:12]}")
-            text = res.stdout.decode("utf-8", "replace")
-        source = f"the base commit {base[:12]} (git)"
-    elif gh is not None:
-        try:
-            data = gh.get(f"contents/{quote(rel)}", params={"ref": base})
-        except ApiError as e:
-            if e.status != 404:
-                raise ActionError(f"config_from_base: {rel} cannot be read from the base commit {base[:12]} "
-                                  f"({e.status} {e.message}); nothing was posted") from None
-            data = None
-        if isinstance(data, dict) and data.get("type") == "file" and isinstance(data.get("content"), str):
-            try:
-                text = base64.b64decode(data["content"]).decode("utf-8", "replace")
-            except ValueError:
-                raise ActionError(f"config_from_base: GitHub's answer for {rel} is not base64") from None
-        elif data is not None:
-            raise ActionError(f"config_from_base: {rel} at the base commit is not a file")
-        source = f"the base commit {base[:12]} (GitHub API)"
-    else:
-        raise ActionError("config_from_base: the base commit is not in the checkout and there is no token "
-                          "to read it from GitHub")
-    tmp = tempfile.mkdtemp(prefix="olm-check-config-", dir=os.environ.get("RUNNER_TEMP") or None)
-    out = os.path.join(tmp, ".olm-check.yaml")
-    with open(out, "w", encoding="utf-8") as fh:
-        fh.write(text or "")
+    text, source = _base_text(env, gh, root, rel)
+    out = _write_temp(".olm-check.yaml", text or "")
     if text is None:
         notes.append(f"Configuration: `{rel}` does not exist at {source}: the defaults apply "
                      "(`config_from_base`; the checked tree's copy is not used).")
     else:
         notes.append(f"Configuration: `{rel}` from {source} (`config_from_base`), not from the pull request.")
     return out
+
+
+def base_trust(env: ActionEnv, gh: Optional[GitHub], root: str, ch: Changes, notes: list):
+    """``config_from_base``, for the rest of what decides a verdict: the catalog repository's
+    root ``config.yaml`` (its organization picks the target, its ``tests:`` waive gates) and
+    its ``catalogs/`` releases as the base commit has them, and only the inline ignores on
+    lines the pull request does not write (``context.IgnoreScope``)."""
+    from ..api import Trusted
+    from ..context import IgnoreScope
+    from ..gates import CatalogSource
+    from ..load import Reader
+
+    scope = IgnoreScope(added=dict(ch.added)) if ch.changes is not None else IgnoreScope(unknown=True)
+    if not os.path.isdir(os.path.join(root, "operators")):  # not a catalog repository
+        return Trusted(ignores=scope)
+    text, source = _base_text(env, gh, root, "config.yaml")
+    cfg = _write_temp("config.yaml", text) if text is not None else None
+    d = os.path.dirname(cfg) if cfg else None
+    releases = _base_names(env, gh, root, "catalogs")
+    notes.append("Catalog: `config.yaml` (organization, `tests:` waivers) and the `catalogs/` releases "
+                 + (f"from {source}" if text is not None else f"as {source} has them (no `config.yaml` there)")
+                 + " (`config_from_base`), not from the pull request.")
+    return Trusted(catalog=CatalogSource(config=cfg, reader=Reader(d, d) if d else None, releases=releases),
+                   ignores=scope)
 
 
 def _target(env: ActionEnv) -> Optional[list]:
@@ -311,12 +381,18 @@ def run_action(environ) -> int:
                          "never runs it) or the base branch's files are what gets checked.")
     ch = find_changes(env, gh, root)
     notes += ch.notes
+    trusted = base_trust(env, gh, root, ch, notes) if env.pull is not None and env.config_from_base else None
+    if trusted is not None:
+        notes.append("Inline ignores: only `# olm-check: ignore` comments on lines this pull request leaves as its "
+                     "base has them count (`config_from_base`)" if ch.changes is not None else
+                     "Inline ignores: none counts, the lines this pull request changes being unknown "
+                     "(`config_from_base`).")
     if ch.changes is not None:
         a = affected(root, ch.changes, scope_rel)
         paths = [os.path.join(root, p) for p in a.paths]
         try:
             res = check(paths, config_path=config, profile=env.profile, fail_on=env.fail_on, target=target,
-                        changes=ch.changes, root=root)
+                        changes=ch.changes, root=root, trusted=trusted)
         except CheckError as e:
             raise ActionError(str(e)) from None
         notes.insert(0, f"Changed files: {len(ch.changes)}, from {ch.source}"
@@ -324,7 +400,8 @@ def run_action(environ) -> int:
         _baseline(res, root, ch, config, target, notes)  # marks each finding's state in place
     else:
         try:
-            res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target)
+            res = check([scope_abs], config_path=config, profile=env.profile, fail_on=env.fail_on, target=target,
+                        trusted=trusted)
         except CheckError as e:
             raise ActionError(str(e)) from None
         from ..targets import nothing_checked

@@ -32,6 +32,22 @@ def right_lines(patch: Optional[str]) -> set:
     return out
 
 
+def added_lines(patch: Optional[str]) -> frozenset:
+    """Line numbers (new file) of the added lines of one file's hunks: the lines the change
+    wrote; the others are as the old file has them."""
+    out: set = set()
+    new = None
+    for raw in (patch or "").split("\n"):
+        m = _HUNK.match(raw)
+        if m:
+            new = int(m.group(1))
+        elif new is not None and raw.startswith(("+", " ")):
+            if raw.startswith("+"):
+                out.add(new)
+            new += 1
+    return frozenset(out)
+
+
 _ESCAPES = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b", "f": b"\f",
             "r": b"\r", "v": b"\v"}
 
