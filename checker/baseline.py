@@ -22,10 +22,12 @@ Like ``changes``, this module reads the tree and runs git (read-only); rules nev
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import re
 import shutil
+import stat
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -173,12 +175,15 @@ def light(path: str) -> bool:
     return True
 
 
-def extract(root: str, ref: str, paths: list, dest: str, keep=None) -> int:
+def extract(root: str, ref: str, paths: list, dest: str, keep=None, blobs: Optional[dict] = None) -> int:
     """Write the regular files below ``paths`` at ``ref`` under ``dest`` (symlinks and
     submodules are left out: a base file is data, never followed); ``keep(path)``: only the
-    files it accepts. Returns the file count."""
-    entries = [e for e in _ls_tree(root, ref, sorted(set(paths))) if e[0] in ("100644", "100755")
-               and (keep is None or keep(e[3]))]
+    files it accepts; ``blobs``: filled with path -> blob id of every regular file below
+    ``paths``, kept or not. Returns the file count."""
+    listed = [e for e in _ls_tree(root, ref, sorted(set(paths))) if e[0] in ("100644", "100755")]
+    if blobs is not None:
+        blobs.update((e[3], e[1]) for e in listed)
+    entries = [e for e in listed if keep is None or keep(e[3])]
     total = 0
     kept = []
     for e in entries:
@@ -330,7 +335,8 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
                 for op in ops:
                     want.add(f"catalogs/{entry}/{op}")
         # the operators' other bundles as light context; the compared bundles whole (below)
-        extract(root, ref, sorted(w for w in want if _repo_path(w)), tmp, keep=light)
+        base_blobs: dict = {}  # base path -> blob id, of everything below ``want``
+        extract(root, ref, sorted(w for w in want if _repo_path(w)), tmp, keep=light, blobs=base_blobs)
         os.makedirs(os.path.join(tmp, ".git"), exist_ok=True)  # display paths relative to it (no git is run there)
         # each head bundle's counterpart at the base
         for b in bundles:
@@ -383,9 +389,108 @@ def apply(result, root: str, ref: str, changes: Optional[list] = None, *, config
             if (pb or None) not in seen_pools:
                 seen_pools.add(pb or None)
                 bl.absent += absent
+        content_states(findings, root, tmp, bl.previous, renamed_from, bundles, base_blobs)
+        bl.counts = Counter(f.baseline_state for f in findings)
         return bl
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- what a file's own bytes decide ----------------------------------------------------------
+
+# rules whose findings on a file follow from that file's bytes alone: the same bytes at the
+# base had the same findings, whatever else the change did
+CONTENT_RULES = frozenset({"yaml-lint", "yaml-syntax", "yaml-duplicate-key", "yaml-limits"})
+_MAX_READ = 4 << 20  # a head file larger than this is not compared by content
+
+
+def blob_id(data: bytes) -> str:
+    """git's blob id of ``data`` (``git hash-object``): the base's files are named by it."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _read(path: str) -> Optional[bytes]:
+    """A regular file's bytes (never through a link), or None."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_READ:
+            return None
+        with open(path, "rb") as fh:
+            return fh.read(_MAX_READ + 1)
+    except OSError:
+        return None
+
+
+def _line(text: list, n: Optional[int]) -> str:
+    """Line ``n`` (1-based) of ``text`` with versions normalised, "" past the end."""
+    if not n or n > len(text):
+        return ""
+    return _VERSION.sub("<version>", text[n - 1])
+
+
+def _counterpart(path: str, tmp: str, previous: dict, renamed_from: dict, bundles: list,
+                 base_blobs: dict) -> Optional[str]:
+    """The base file a head file is compared with by content: itself (its previous name when
+    renamed), else the file at the same place in the bundle it is compared with (versions in
+    the names normalised: ``x.v1.1.0.clusterserviceversion.yaml`` is ``x.v1.0.0...``)."""
+    old = renamed_from.get(path, path)
+    if old in base_blobs:
+        return os.path.join(tmp, *old.split("/"))
+    hb = _bundle_of(path, bundles)
+    pb = previous.get(hb) if hb else None
+    if not hb or not pb:
+        return None
+    want = _normal(path[len(hb) + 1:], ())
+    for p in base_blobs:
+        if p.startswith(pb + "/") and _normal(p[len(pb) + 1:], ()) == want:
+            return os.path.join(tmp, *p.split("/"))
+    return None
+
+
+def content_states(findings: list, root: str, tmp: str, previous: dict, renamed_from: dict, bundles: list,
+                   base_blobs: dict) -> None:
+    """What a file's bytes decide, after ``classify``: a file with the bytes of a base file (as
+    it was, or copied or renamed: a bundle copied from the previous one, a renamed directory)
+    carries no new finding of a ``CONTENT_RULES`` rule (a finding that depends on where the
+    file sits or on other files, as a directory name that no longer matches the version, is
+    compared by ``classify``); and a yaml-lint finding is matched with yamllint's problems in the
+    file's base counterpart (``_counterpart``) by message and line text (yaml-lint runs on
+    submitted bundles only, so the base check has none to compare with)."""
+    from .rules.format.yaml_lint import message, problems
+
+    shas = set(base_blobs.values())
+    groups: dict = {}
+    for f in findings:
+        if f.baseline_state != UNCHANGED and _repo_path(f.path):
+            groups.setdefault(f.path, []).append(f)
+    for path, group in groups.items():
+        data = _read(os.path.join(root, *path.split("/")))
+        if data is None:
+            continue
+        if blob_id(data) in shas:  # the file as it was, or a copy or a rename of a base file
+            for f in group:
+                if f.rule in CONTENT_RULES:
+                    f.baseline_state = UNCHANGED
+            continue
+        lint = [f for f in group if f.rule == "yaml-lint"]
+        if not lint:
+            continue
+        other = _counterpart(path, tmp, previous, renamed_from, bundles, base_blobs)
+        base_data = _read(other) if other else None
+        if base_data is None:
+            continue
+        try:
+            found = problems(base_data)
+        except Exception:  # yamllint's failure on the base's bytes: nothing to compare with
+            continue
+        base_text = base_data.decode("utf-8", "replace").splitlines()
+        head_text = data.decode("utf-8", "replace").splitlines()
+        pool = Counter((message(desc, rid), _line(base_text, line)) for line, _c, _l, rid, desc in found)
+        for f in lint:
+            k = (f.message, _line(head_text, f.line))
+            if pool[k] > 0:
+                pool[k] -= 1
+                f.baseline_state = UNCHANGED
 
 
 def mark_report(result, bl: Optional[Baseline]) -> None:

@@ -6,8 +6,9 @@ this module reads the tree (and runs git, read-only); rules only see the result 
 model: ``Repository.changes`` (``FileChange`` list) and ``Repository.change_dirs``
 (what each touched ``operators/<name>[/<sub>]`` directory is in the checked tree).
 
-Renames count as a removal of the old path plus an addition of the new one: a bundle
-renamed from 1.0.0 to 1.0.1 is a deleted bundle and an added one.
+What is loaded sees a rename as a removal of the old path plus an addition of the new one
+(the baseline compares a renamed bundle with its old directory); pr-shape judges a rename by
+its new name only, as the pipeline's detect-changes does.
 """
 from __future__ import annotations
 

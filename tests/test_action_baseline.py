@@ -227,3 +227,94 @@ def test_the_action_fails_only_on_what_the_pull_request_brings(fake_github, tmp_
     assert fake.violations == []
     assert {f["baseline_state"] for f in res["report"]["findings"]} == {UNCHANGED}
     assert fake.check_runs_for(head, "olm-check")[0].conclusion == conclusion
+
+
+# --- what the pull request's bytes decide (issue 35) -----------------------------------------
+
+CRD = "manifests/example.com_widgets.yaml"
+
+
+def _lint_base(tmp_path: Path) -> Path:
+    """The base with yamllint problems in released 1.0.0: trailing spaces in its CRD and CSV."""
+    ws = tmp_path / "ws"
+    shutil.copytree(FIX / "catalog-base", ws)
+    _skip_range(ws / OLD_CSV, "<v1.0.0")
+    _edit(ws / OP / "1.0.0" / CRD, "\n", "   \n")
+    _edit(ws / OLD_CSV, "    capabilities: Basic Install\n", "    capabilities: Basic Install  \n")
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "base")
+    git(ws, "checkout", "-q", "-b", "feature")
+    return ws
+
+
+def _lint_states(rep) -> list:
+    return sorted((f["baseline_state"], f["path"].rsplit("/", 1)[-1], f["line"]) for f in rep["findings"]
+                  if f["rule"] == "yaml-lint" and "trailing" in f["message"])
+
+
+def _line_of(path: Path, text: str) -> int:
+    return path.read_text().split("\n").index(text) + 1
+
+
+def _action(fake, tmp_path, ws, name="run", **kw):
+    """The Action on the branch's pull request, with yaml-lint on (run_action turns it off
+    without a configuration: an empty one, never committed)."""
+    (ws / ".olm-check.yaml").write_text("{}\n")
+    base = git(ws, "rev-parse", "main")
+    head = git(ws, "rev-parse", "HEAD")
+    sync_pull(fake, ws, base, head)
+    res = run_action(fake, tmp_path, ws, name, **kw)
+    assert res["rc"] in (0, 1), res["stderr"]
+    assert "Traceback" not in res["stderr"] and fake.violations == []
+    return res
+
+
+def test_a_bundle_copied_from_the_previous_one_brings_no_lint_finding(fake_github, tmp_path):
+    """yaml-lint runs on the submitted bundle only: its findings are compared with yamllint's
+    on the previous bundle's files. The copied CRD is byte-identical (a copy: nothing new);
+    the CSV is edited, and only the trailing spaces the pull request wrote are new."""
+    ws = _lint_base(tmp_path)
+    new = _next_bundle(ws, extra=lambda csv: _edit(csv, "  version: 1.1.0\n", "  version: 1.1.0 \n"))
+    _commit(ws)
+    at = _line_of(ws / new / "manifests" / "example-operator.clusterserviceversion.yaml", "  version: 1.1.0 ")
+    res = _action(fake_github, tmp_path, ws)
+    states = _lint_states(res["report"])
+    assert [s for s in states if s[0] != UNCHANGED] == [(NEW, "example-operator.clusterserviceversion.yaml", at)], states
+    assert (UNCHANGED, "example.com_widgets.yaml", 1) in states and len(states) == 3
+    new_findings = [f for f in res["report"]["findings"] if f["baseline_state"] != UNCHANGED]
+    assert [(f["rule"], f["line"]) for f in new_findings] == [("yaml-lint", at)], new_findings
+    assert res["rc"] == 1  # the trailing spaces the pull request wrote fail it, as the pipeline's yaml-lint does
+    assert res["report"]["baseline"]["previous"] == {new: f"{OP}/1.0.0"}
+
+
+def test_a_renamed_bundle_brings_no_finding_on_its_identical_files(fake_github, tmp_path):
+    """git mv 1.0.0 1.0.1 with the version bumped (the shape of a merged community PR): the
+    pipeline's detect-changes reads new names only and sees one added bundle, so no pr-shape
+    error; the renamed CRD is byte-identical and the CSV's inherited problems are unchanged."""
+    ws = _lint_base(tmp_path)
+    git(ws, "mv", f"{OP}/1.0.0", f"{OP}/1.0.1")
+    csv = ws / OP / "1.0.1" / "manifests" / "example-operator.clusterserviceversion.yaml"
+    _edit(csv, "example-operator.v1.0.0", "example-operator.v1.0.1")
+    _edit(csv, "  version: 1.0.0\n", "  version: 1.0.1\n")
+    _commit(ws)
+    assert "R100" in git(ws, "diff", "--name-status", "-M", "main...HEAD")  # the CRD: a pure rename
+    res = _action(fake_github, tmp_path, ws)
+    findings = res["report"]["findings"]
+    assert not [f for f in findings if f["rule"] == "pr-shape"], findings
+    assert res["rc"] == 0 and {f["baseline_state"] for f in findings} == {UNCHANGED}, \
+        [(f["baseline_state"], f["rule"], f["path"]) for f in findings]
+    assert len(_lint_states(res["report"])) == 2 and res["report"]["baseline"]["new"] == 0
+
+
+def test_an_edit_of_a_released_bundle_brings_only_its_own_lint_finding(fake_github, tmp_path):
+    ws = _lint_base(tmp_path)
+    crd = ws / OP / "1.0.0" / CRD
+    lines = crd.read_text().split("\n")
+    lines.insert(3, "# a comment with trailing spaces   ")
+    crd.write_text("\n".join(lines))
+    _commit(ws)
+    res = _action(fake_github, tmp_path, ws)
+    states = _lint_states(res["report"])
+    assert [s for s in states if s[0] != UNCHANGED] == [(NEW, "example.com_widgets.yaml", 4)], states
+    assert (UNCHANGED, "example.com_widgets.yaml", 1) in states and len(states) >= 3

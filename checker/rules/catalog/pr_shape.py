@@ -5,8 +5,7 @@ directories) when olm-check knows what a pull request changes (the GitHub Action
 
 - changes files outside `operators/` and `catalogs/`;
 - changes more than one operator;
-- modifies an existing bundle (a published bundle is immutable), or renames one
-  (a rename counts as deleting the old directory and adding the new one);
+- modifies an existing bundle (one the base already has: a published bundle is immutable);
 - adds more than one bundle, or adds and deletes bundles together;
 - deletes a bundle that a catalog (`catalogs/v4.X/<name>/catalog.yaml`) still lists, or
   deletes a bundle of an operator that does not use file-based catalogs
@@ -19,7 +18,10 @@ Why: community-operators style catalogs build and release one operator version p
 request; their CI refuses these shapes (operator-pipelines' change detection,
 `operatorcert/parsed_file.py`: "The PR affects more than one operator", "The PR
 modifies existing bundles", ...), after a long queue. olm-check says so on the first
-push, on the file concerned.
+push, on the file concerned. Like the pipeline's detect-changes (which reads each changed
+file's name from GitHub, never its previous name), a renamed or moved file counts by its
+new name only: renaming `operators/x/0.70.0` to `0.70.1` adds bundle 0.70.1 and deletes
+nothing.
 
 Fix: split the pull request (one bundle, or one operator's catalog change, per PR); add a
 new version directory instead of editing a released one; remove the bundle from every
@@ -39,7 +41,7 @@ Good:
 from __future__ import annotations
 
 from ...context import Context
-from ...model import Repository, split_renames
+from ...model import Repository
 from ...nodes import Mapping, Scalar, Sequence
 from .. import define, refusal
 
@@ -139,6 +141,13 @@ def _catalog_entries(repo: Repository, op: str, version: str):
     return out
 
 
+def _as_pipeline_sees(changes) -> list:
+    """[(status, path)] of the change list as detect-changes reads it: a rename is the new
+    name, added (operator-pipelines@422dfd6e operatorcert/entrypoints/detect_changed_operators.py,
+    github_pr_affected_files: ``{x.filename for x in gh_pr.get_files()}``)."""
+    return [("added", c.path) if c.status == "renamed" else (c.status, c.path) for c in changes]
+
+
 def _names(items, limit=5) -> str:
     items = list(items)
     shown = ", ".join(items[:limit])
@@ -152,7 +161,7 @@ def pr_shape(repo: Repository, ctx: Context):
         return
     dirs = repo.change_dirs
     allowed_dirs = set(ctx.option(RID, "operator_dirs", DEFAULT_OPERATOR_DIRS) or ())
-    pairs = split_renames(changes)
+    pairs = _as_pipeline_sees(changes)
 
     # files outside operators/ and catalogs/
     for s, p in pairs:
@@ -202,24 +211,12 @@ def pr_shape(repo: Repository, ctx: Context):
             if p is not None:
                 half.append((sub, p))
 
-    renames = [c for c in changes if c.status == "renamed" and c.previous_path and _sub(c.previous_path)
-               and _sub(c.previous_path) != _sub(c.path) and dirs.get(_sub(c.previous_path)) == "absent"]
-    renamed_from: dict[str, tuple[str, str]] = {}
-    for c in renames:
-        renamed_from.setdefault(_sub(c.previous_path), (_sub(c.path), c.path))
-    for old, (new, where) in sorted(renamed_from.items()):
-        yield RULE.at(where, None,
-                      f"this pull request renames the bundle directory {old} to {new}",
-                      detail=f"For the catalog that is deleting bundle {old} and adding a new one. Keep {old} as it is "
-                      "and add the new version beside it (remove a released bundle only through the catalogs, in its "
-                      "own pull request).")
-
     for sub, where in modified:
         yield RULE.at(where, None,
                       f"this pull request modifies the existing bundle {sub}",
-                      detail="A released bundle is immutable (its image is already in catalogs and on clusters), so the "
-                      "catalog's CI refuses the change. Add a new version directory (with spec.replaces or skips "
-                      "pointing at this one) instead.")
+                      detail="The catalog's CI refuses a change to a bundle directory its base already has: a merged "
+                      "bundle is built and released as it is. Add a new version directory (with spec.replaces or "
+                      "skips pointing at this one) instead.")
 
     per_op: dict = {}
     for sub, where in added:  # several operators are reported above; here: versions of one
@@ -232,11 +229,10 @@ def pr_shape(repo: Repository, ctx: Context):
                           detail="The catalog's CI builds and releases one bundle per pull request. Submit one version "
                           "per pull request, oldest first.")
 
-    real_deleted = [(s, w) for s, w in deleted if s not in renamed_from]
-    if added and real_deleted:
+    if added and deleted:
         yield RULE.at(added[0][1], None,
                       f"this pull request adds {_names([s for s, _ in added])} and deletes "
-                      f"{_names([s for s, _ in real_deleted])}",
+                      f"{_names([s for s, _ in deleted])}",
                       detail="The catalog's CI does not take additions and deletions together. Split them into two "
                       "pull requests.")
 

@@ -30,6 +30,7 @@ Good:
 """
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 
 from ...context import Context
@@ -78,7 +79,6 @@ RULE = define("yaml-lint", "yamllint, with the catalog pipeline's configuration,
 def yaml_lint(bundle: Bundle, ctx: Context):
     if not _in_scope(bundle, ctx):
         return
-    conf = None
     for sf in bundle.files:
         name = sf.rel.rsplit("/", 1)[-1]
         if not name.endswith(_YAML_SUFFIXES):
@@ -94,27 +94,48 @@ def yaml_lint(bundle: Bundle, ctx: Context):
                           f"configuration: yamllint -d '{YAMLLINT_CONFIG}' {name}")
             continue
         loader_syntax = any(p.rule == "yaml-syntax" for p in sf.problems)
-        if conf is None:
-            conf = _config()
         try:
-            problems = list(_lint(data, conf))
+            found = problems(data)
         except Exception as e:  # yamllint's own failure on odd input: say so, never a traceback
             yield RULE.at(sf, None, f"yamllint could not lint {name}: {type(e).__name__}",
                           kind="skipped", line=1, column=1,
                           detail="The pipeline's yaml-lint task would fail on it too. Make it plain UTF-8 YAML.")
             continue
-        for p in problems:
-            rid = p.rule or "syntax"
+        for line, column, level, rid, desc in found:
             if rid == "syntax" and loader_syntax:
                 continue  # yaml-syntax reports it, at its own position
-            desc = _clean(p.desc)
-            warning = p.level == "warning"
+            warning = level == "warning"
             detail = ("yamllint, run by the catalog pipeline's yaml-lint task with the pipeline's configuration, "
                       + ("warns here; the task does not fail on warnings." if warning else
                          "fails the pull request on this error.")
                       + f" Fix it at the position shown (yamllint's rule: {rid}).")
-            yield RULE.at(sf, None, f"{desc} ({rid})", line=p.line, column=p.column,
+            yield RULE.at(sf, None, message(desc, rid), line=line, column=column,
                           kind="warning" if warning else "", detail=detail)
+
+
+# yamllint's problems by the content's digest: a file is linted once per process, however
+# many bundles hold the same bytes (a bundle copied from the previous one) and whether the head
+# or the base (checker/baseline.py) asks
+_SEEN: dict = {}
+_SEEN_MAX = 4096
+
+
+def problems(data: bytes) -> tuple:
+    """yamllint's problems in ``data`` with the pipeline's configuration: (line, column,
+    level, rule id, description) each, cached by the content's sha256."""
+    k = hashlib.sha256(data).digest()
+    got = _SEEN.get(k)
+    if got is None:
+        got = tuple((p.line, p.column, p.level, p.rule or "syntax", _clean(p.desc)) for p in _lint(data, _config()))
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[k] = got
+    return got
+
+
+def message(desc: str, rid: str) -> str:
+    """A yaml-lint finding's message for yamllint's problem ``desc`` of rule ``rid``."""
+    return f"{desc} ({rid})"
 
 
 def _lint(data: bytes, conf):
