@@ -3,6 +3,7 @@ run's own (:class:`Who`), the order findings are shown in, cutting text to fit, 
 Markdown summary fitted to a budget. Publishers import this module; it imports none of them."""
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -24,6 +25,7 @@ WORKFLOW_COMMANDS_PER_LEVEL = 10  # GitHub shows at most 10 of each level per st
 LEVEL = {"error": "failure", "warning": "warning", "info": "notice"}
 
 Measure = Callable[[str], int]
+_FP = re.compile(r"[0-9a-f]{16}")  # Finding.fingerprint()
 
 
 def utf8_len(text: str) -> int:
@@ -64,11 +66,20 @@ class Who:
         return f"{self.fp_prefix}{fp} -->"
 
     def fingerprint_of(self, body: str) -> Optional[str]:
-        start = body.find(self.fp_prefix)
-        if start < 0:
+        """The fingerprint of an inline comment of this run's namespace: its marker is the
+        body's last line, where ``review.comment_body`` writes it, never a marker met
+        earlier (quoted text from the pull request, a suggestion); another namespace's
+        marker (another ``name``) is not this one's."""
+        last = body.rstrip("\n").rsplit("\n", 1)[-1]
+        if not (last.startswith(self.fp_prefix) and last.endswith(" -->")):
             return None
-        end = body.find(" -->", start)
-        return body[start + len(self.fp_prefix):end] if end > start else None
+        fp = last[len(self.fp_prefix):-len(" -->")]
+        return fp if _FP.fullmatch(fp) else None
+
+    def is_summary(self, body: str) -> bool:
+        """Whether ``body`` is this run's summary comment: its marker is the first line, where
+        ``sticky.sticky_body`` writes it (never a marker quoted further down)."""
+        return body.startswith(self.summary_marker + "\n")
 
     def authored(self, item: Mapping[str, Any]) -> bool:
         raw = item.get("user")

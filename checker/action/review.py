@@ -146,12 +146,11 @@ def _one_by_one(gh: GitHub, number: int, head_sha: str, new: Sequence[Finding], 
     """A review GitHub refused (422: a line outside the diff): each comment on its own, on its
     line, else on its file (``subject_type: file``), else counted as unplaced."""
     for f, c in zip(new, comments):
-        marker = who.fp_marker(f.fingerprint())
-
-        def find_comment(marker: str = marker) -> Optional[dict[str, Any]]:
+        def find_comment(fp: str = f.fingerprint()) -> Optional[dict[str, Any]]:
             try:
                 return next((x for x in gh.paginate(f"pulls/{number}/comments")
-                             if who.authored(x) and marker in (x.get("body") or "") and not outdated(x)), None)
+                             if who.authored(x) and who.fingerprint_of(x.get("body") or "") == fp
+                             and not outdated(x)), None)
             except ApiError:
                 return None
 

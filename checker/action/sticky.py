@@ -25,7 +25,7 @@ def sticky_comment(gh: GitHub, number: int, body: str, who: Optional[Who] = None
 
     def mine() -> list[dict[str, Any]]:
         return [c for c in gh.paginate(f"issues/{number}/comments")
-                if who.authored(c) and who.summary_marker in (c.get("body") or "")]
+                if who.authored(c) and who.is_summary(c.get("body") or "")]
 
     found = mine()
     if found:

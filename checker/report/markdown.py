@@ -21,6 +21,8 @@ def code(s: object, table: bool = True) -> str:
     span sits in a table cell, where a ``|`` must be escaped (GitHub un-escapes it there);
     elsewhere it is left as it is (an escape would show)."""
     s = str(s).replace("\r", " ").replace("\n", " ")
+    if "<!--" in s:  # the shape of the Action's markers: shown as text, never as a comment's marker
+        return f"<code>{text(s)}</code>"
     if table:
         s = s.replace("|", "\\|")
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
@@ -33,7 +35,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()!~|])")
 # what GitHub turns into links or notifications after rendering: @mentions (and e-mail
 # autolinks), #123 / GH-123 references, bare URLs and www. names. A zero-width space (as an
 # entity, so no later step touches it) breaks each without changing what people read.
-_AUTOLINK = re.compile(r"(?i)[@#]|\b(?:https?|ftp|mailto)(?=:)|\bwww(?=\.)|\bGH(?=-\d)")
+# GitHub links a URL after any character, not only at a word boundary (`v4.14_http://...`)
+_AUTOLINK = re.compile(r"(?i)[@#]|(?:https?|ftp|mailto)(?=:)|www(?=\.)|\bGH(?=-\d)")
 
 
 def text(s: object) -> str:
