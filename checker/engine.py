@@ -237,6 +237,41 @@ def settle(findings: Iterable[Finding], ctx: Context, line_text: Optional[Callab
     # raised it), that one stays and the more precise one goes: the verdict is never lowered
     out = _supersede(out)
     out.sort(key=Finding.sort_key)
+    return capped(out)
+
+
+MAX_PER_RULE_AND_FILE = 100
+
+
+def capped(findings: list[Finding], limit: int = MAX_PER_RULE_AND_FILE) -> list[Finding]:
+    """At most ``limit`` findings of one rule in one file (sorted), then one more that says how
+    many were left out, as severe as the most severe of them: a file that repeats one problem
+    60,000 times costs a report, a check run and comments of bounded size, and the verdict is
+    the same."""
+    count: dict[tuple[str, str], int] = {}
+    for f in findings:
+        count[(f.rule, f.path)] = count.get((f.rule, f.path), 0) + 1
+    if all(n <= limit for n in count.values()):
+        return findings
+    out: list[Finding] = []
+    seen: dict[tuple[str, str], int] = {}
+    rest: dict[tuple[str, str], Finding] = {}
+    for f in findings:
+        key = (f.rule, f.path)
+        n = seen[key] = seen.get(key, 0) + 1
+        if n <= limit:
+            out.append(f)
+            continue
+        first = rest.get(key)
+        if first is None:
+            more = count[key] - limit
+            rest[key] = first = dataclasses.replace(
+                f, fix=None, message=f"more findings of {f.rule} in this file are not listed",
+                detail=f"olm-check lists at most {limit} findings of one rule in one file; {more} more of {f.rule} "
+                       f"from line {f.line} on are left out. Fix the ones listed and check again.")
+            out.append(first)
+        elif SEVERITY_RANK.get(f.severity or "", 0) > SEVERITY_RANK.get(first.severity or "", 0):
+            first.severity = f.severity
     return out
 
 

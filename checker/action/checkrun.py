@@ -9,7 +9,7 @@ from ..report import markdown as md
 from ..report.links import help_uri
 from ..report.run import RunReport
 from .client import ApiError, GitHub
-from .common import ANNOTATIONS_PER_REQUEST, LEVEL, MAX_OUTPUT, Who, by_severity, conclusion, fit, fitted_summary, now
+from .common import ANNOTATIONS_PER_REQUEST, LEVEL, MAX_ANNOTATIONS, MAX_OUTPUT, Who, by_severity, conclusion, fit, fitted_summary, now
 from .publish import PublishContext, PublishResult
 
 
@@ -55,8 +55,15 @@ def check_run(gh: GitHub, head_sha: str, run: RunReport, details_url: Optional[s
     s = run.summary
     title = (f"{s.errors} error(s), {s.warnings} warning(s), {s.info} info in {s.bundles} bundle(s)"
              if findings else f"No findings in {s.bundles} bundle(s)")
+    ordered = [f for f in by_severity(findings) if id(f) not in skip]
+    left_out = max(0, len(ordered) - MAX_ANNOTATIONS)
+    ordered = ordered[:MAX_ANNOTATIONS]  # most severe first: the rest are in the summary and the report
     summary = fitted_summary(run, MAX_OUTPUT, blob=blob)
-    ann = [annotation(f, run.ocp_not_ga) for f in by_severity(findings) if id(f) not in skip]
+    if left_out:
+        summary = fit(f"**{left_out} finding(s) are not annotated on their lines**: olm-check annotates at most "
+                      f"{MAX_ANNOTATIONS} per check run (the most severe first); every finding is in the JSON report.\n\n"
+                      + summary, MAX_OUTPUT)
+    ann = [annotation(f, run.ocp_not_ga) for f in ordered]
     batches = [ann[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(ann), ANNOTATIONS_PER_REQUEST)] or [[]]
     when = now()
     body: dict[str, Any] = {
@@ -89,9 +96,9 @@ def check_run(gh: GitHub, head_sha: str, run: RunReport, details_url: Optional[s
             gh.patch(f"check-runs/{run_id}", {"output": {"title": title, "summary": fit(note + summary, MAX_OUTPUT)}})
         except ApiError:
             pass
-    ordered = [f for f in by_severity(findings) if id(f) not in skip]
     # (the "_" keys are for the Action, not for the log line)
-    return {"id": run_id, "annotations": sent, "missing": len(ann) - sent, "_title": title, "_summary": summary,
+    return {"id": run_id, "annotations": sent, "missing": len(ann) - sent, "left_out": left_out,
+            "_title": title, "_summary": summary,
             "_unsent": ordered[sent:], "_error": f"{failed.status} {failed.message}" if failed is not None else ""}
 
 

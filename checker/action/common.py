@@ -18,6 +18,7 @@ CHECK_NAME = "olm-check"
 SUMMARY_MARKER = "<!-- olm-check:summary -->"
 MAX_INLINE = 30
 ANNOTATIONS_PER_REQUEST = 50
+MAX_ANNOTATIONS = 1000  # per check run: 20 writes (GitHub's write limits are per hour)
 MAX_OUTPUT = 65535  # check-run output.summary / output.text, characters
 MAX_COMMENT = 65536  # issue / review comment body, characters
 MAX_STEP_SUMMARY = 1024 * 1024  # GITHUB_STEP_SUMMARY per step, bytes

@@ -38,6 +38,7 @@ def comment_body(f: Finding, who: Optional[Who] = None, not_ga: Sequence[str] = 
         lines.append(f"\n{md.text(f.detail)}")
     if f.ocp_versions:
         lines.append(f"\nOpenShift releases: {md.text(md.releases(f.ocp_versions, not_ga))}")
+    marker = "\n\n" + who.fp_marker(f.fingerprint())  # the last line, always (``Who.fingerprint_of``)
     if f.fix is not None and f.fix.line == line:
         repl = f.fix.replacement
         longest = max((len(x) for x in re.findall(r"`{3,}", repl)), default=2)
@@ -45,9 +46,13 @@ def comment_body(f: Finding, who: Optional[Who] = None, not_ga: Sequence[str] = 
         if f.fix.description:
             lines.append(f"\n{md.text(f.fix.description)}")
         # an empty block deletes the line; a block holding an empty line would blank it
-        lines.append(f"\n{fence}suggestion\n{repl}\n{fence}" if repl else f"\n{fence}suggestion\n{fence}")
-    lines.append("\n" + who.fp_marker(f.fingerprint()))
-    return fit("\n".join(lines), MAX_COMMENT)
+        block = f"\n{fence}suggestion\n{repl}\n{fence}" if repl else f"\n{fence}suggestion\n{fence}"
+        if len("\n".join(lines + [block])) + len(marker) <= MAX_COMMENT:
+            lines.append(block)
+        else:  # never a cut suggestion: committing one would write the cut into the file
+            lines.append(f"\nThe machine fix of line {f.fix.line} ({len(repl):,} characters) is too long for a "
+                         "GitHub suggestion; `olm-check fix` applies it, and the JSON report holds it.")
+    return fit("\n".join(lines), MAX_COMMENT - len(marker)) + marker
 
 
 def inline_candidates(findings: Sequence[Finding], right: Mapping[str, Collection[int]]) -> tuple[list[Finding], list[Finding]]:
