@@ -150,6 +150,8 @@ class Catalog:
 
     organization: Optional[str] = None
     waivers: list[tuple[str, list[str]]] = field(default_factory=list)
+    # allowed_bundle_registries: the prefixes an FBC bundle image must start with (check_bundle_images_in_fbc)
+    bundle_registries: list[str] = field(default_factory=list)
     live: Optional[tuple[str, ...]] = None
     path: Optional[str] = None
     file: Optional[SourceFile] = None  # config.yaml (its problems are reported)
@@ -210,6 +212,9 @@ def read_catalog(reader: Any, root: str, source: Optional[CatalogSource] = None)
         data = docs[0] if len(docs) == 1 else None
         if data is not None and data.kind == "mapping":
             cat.organization = data.str("organization")
+            regs = data.get("allowed_bundle_registries")
+            if regs is not None and regs.kind == "sequence":
+                cat.bundle_registries = [x.value for x in regs.items if x.kind == "scalar" and isinstance(x.value, str)]
             tests = data.get("tests")
             for t in tests.items if tests is not None and tests.kind == "sequence" else ():
                 names = t.get("ignore_operators") if t.kind == "mapping" else None

@@ -447,6 +447,11 @@ def load_bundle(reader: Reader, path: str) -> Bundle:  # noqa: C901
             b.mediatype = mt
 
     if b.has_manifests_dir and not _linked_out(reader, b, manifests_dir):
+        try:
+            with os.scandir(manifests_dir) as it:
+                b.hidden_manifests = sorted(reader.rel(e.path) for e in it if e.name.startswith("."))
+        except OSError:
+            pass
         for e in _entries(manifests_dir):
             if e.is_dir(follow_symlinks=False):
                 b.layout_problems.append((reader.rel(e.path), f"manifests/{e.name}/ is a directory inside manifests/",

@@ -170,6 +170,7 @@ class Bundle:
     manifest_files: list = field(default_factory=list)  # SourceFile under manifests/
     metadata_files: list = field(default_factory=list)
     layout_problems: list = field(default_factory=list)  # (file rel or dir rel, message, detail)
+    hidden_manifests: list = field(default_factory=list)  # display paths of manifests/.* entries (not read)
     refused_dirs: list = field(default_factory=list)  # manifests/, metadata/ linked out of the checked tree (not read)
     annotations_dir: bool = False  # metadata/annotations.yaml is a directory
     has_manifests_dir: bool = False  # manifests/ is a directory (or a link to one) in the bundle directory

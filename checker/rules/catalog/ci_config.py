@@ -52,6 +52,8 @@ RULE = define("ci-config", "operators/<name>/ci.yaml is invalid", __doc__, categ
             "schema and fails the pull request on any violation", _CI + "operatorcert/static_tests/common/operator.py"),
     refusal("catalog-ci", "the pipeline's read-config task stops when an FBC operator's ci.yaml also sets updateGraph",
             _CI + "ansible/roles/operator-pipeline/templates/openshift/tasks/read-config.yaml"),
+    refusal("catalog-ci", "the static check check_catalog_usage_ci_config fails a ci.yaml that maps one catalog to more "
+            "than one template", _CI + "operatorcert/static_tests/common/operator.py"),
 ])
 # the why of a finding whose message says what to put right: who refuses it
 WHY = default_detail(RULE.id)
@@ -114,12 +116,20 @@ def ci_config(repo: Repository, ctx: Context):
         mg = doc.get("merge")
         if mg is not None and not (isinstance(mg, Scalar) and isinstance(mg.value, bool)):
             yield bad(mg, "merge must be true or false")
+        cp = doc.get("cert_project_id")
+        if cp is not None and not _str(cp):
+            shown = f"{cp.type_name()} {cp.raw}" if isinstance(cp, Scalar) and cp.value is not None else cp.type_name()
+            quoted = f'"{cp.raw}"' if isinstance(cp, Scalar) and cp.value is not None else "the project's id"
+            yield bad(cp, f"cert_project_id must be a string, not {shown}",
+                      "check_schema_operator_ci_config validates ci.yaml against the pipeline's JSON schema, where "
+                      f"cert_project_id is a string, and fails the pull request. Quote it: {quoted}.")
         fbc = doc.get("fbc")
         en0 = fbc.get("enabled") if isinstance(fbc, Mapping) else None
-        if ug is not None and isinstance(en0, Scalar) and en0.value is True:
-            yield bad(ug, "updateGraph is set, but this operator uses file-based catalogs (fbc.enabled: true)",
-                      "Its catalogs hold the update graph, and the pipeline stops ('FBC is enabled, updateGraph cannot be "
-                      "defined'). Remove updateGraph.")
+        if ug is not None and not (isinstance(ug, Scalar) and ug.value is None) and isinstance(en0, Scalar) and en0.value is True:
+            # read-config: yq -r '.updateGraph' != "null" (an empty updateGraph passes)
+            yield RULE.at(sf, ug, "updateGraph is set, but this operator uses file-based catalogs (fbc.enabled: true)",
+                          kind="fbc-update-graph", detail="Its catalogs hold the update graph, and the pipeline stops ('FBC is enabled, updateGraph cannot be "
+                          "defined'). Remove updateGraph.")
         if fbc is None or (isinstance(fbc, Scalar) and fbc.value is None):
             continue
         if not isinstance(fbc, Mapping):
@@ -180,7 +190,10 @@ def ci_config(repo: Repository, ctx: Context):
                     yield bad(n, f"the catalog name {shown} must be a quoted string such as \"v4.16\" (an unquoted v-less 4.10 reads as 4.1)")
                     continue
                 if n.value in seen_cat:
-                    yield bad(n, f"the catalog '{n.value}' is mapped twice (also at line {seen_cat[n.value]})",
-                              "Each catalog is rendered from one template. Keep one.")
+                    yield RULE.at(sf, n, f"the catalog '{n.value}' is mapped twice (also at line {seen_cat[n.value]})"
+                                  if seen_cat[n.value] != n.line else f"the catalog '{n.value}' is listed twice in catalog_names",
+                                  kind="catalog-twice",
+                                  detail="check_catalog_usage_ci_config fails the pull request when two templates map to the "
+                                  "same catalog: each catalog is rendered from one template. Keep one.")
                 else:
                     seen_cat[n.value] = n.line

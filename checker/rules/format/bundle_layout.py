@@ -36,6 +36,8 @@ RULE = define("bundle-layout", "The bundle directory is not laid out as a bundle
             "with no objects or no annotations file (\"Could not find annotations file\")", OPM_VALIDATE),
     refusal("catalog-ci", "operator-sdk's bundle loader fails on a directory inside manifests/ (\"bundle manifests "
             "dir contains directory\")", API_LOADER),
+    refusal("certification", "operator-framework/api's bundle loader (operator-sdk bundle validate, preflight) fails on a "
+            "hidden file in manifests/ (\"bundle manifests dir has hidden file\")", API_LOADER),
 ])
 
 
@@ -82,6 +84,11 @@ def bundle_layout(bundle: Bundle, ctx: Context):
                       "file\"). Add metadata/annotations.yaml with the operators.operatorframework.io.bundle.* annotations.")
     for where, msg, why in bundle.layout_problems:
         yield RULE.at(where, None, msg, detail=why)
+    for where in bundle.hidden_manifests:
+        name = where.rsplit("/", 1)[-1]
+        yield RULE.at(where, None, f"manifests/ holds the hidden file {name}", kind="hidden-file",
+                      detail="operator-framework/api's bundle loader, which `operator-sdk bundle validate` and preflight run, "
+                      "fails on it (\"bundle manifests dir has hidden file\"). Remove it from manifests/.")
     af = bundle.annotations_file
     if af is not None and af.readable:
         doc = af.documents[0] if af.documents else None

@@ -78,6 +78,21 @@ def _bad_api_version(v: str) -> Optional[str]:
 
 
 
+# apimachinery pkg/util/validation/validation.go IsValidLabelValue (LabelValueMaxLength 63)
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def _bad_label_value(v: str) -> Optional[str]:
+    """Why ``v`` is no valid label value, in a few words, or None."""
+    if len(v) > 63:
+        return f"is {len(v)} characters long, more than 63"
+    if _LABEL_VALUE.fullmatch(v) is None:
+        if " " in v:
+            return "contains spaces"
+        return "is not a valid label value"
+    return None
+
+
 @RULE.check
 def manifest_invalid(bundle: Bundle, ctx: Context):
     for m in bundle.manifests:
@@ -171,6 +186,13 @@ def manifest_invalid(bundle: Bundle, ctx: Context):
                                           f"{key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()} ({val.raw}), "
                                           "not a string",
                                           detail=f"Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
+                        elif key == "labels" and isinstance(val.value, str) and (why := _bad_label_value(val.value)):
+                            yield RULE.at(sf, val, f"the value of label '{k.value if isinstance(k, Scalar) else '?'}' {why}",
+                                          kind="label-value",
+                                          detail="The API server refuses the object: a label value has at most 63 characters, "
+                                          "letters, digits, '-', '_' and '.', and starts and ends with a letter or digit "
+                                          "(apimachinery IsValidLabelValue; operator-sdk bundle validate checks the same). "
+                                          "Put free text in an annotation instead.")
         spec = root.get("spec")
         if spec is not None and not isinstance(spec, Mapping) and not (isinstance(spec, Scalar) and spec.value is None):
             yield RULE.at(sf, spec, f"spec is {spec.type_name()}, not a mapping",
