@@ -186,8 +186,8 @@ def manifest_invalid(bundle: Bundle, ctx: Context):
                                           f"{key[:-1]} '{k.value if isinstance(k, Scalar) else '?'}' is {val.type_name()} ({val.raw}), "
                                           "not a string",
                                           detail=f"Kubernetes requires strings here and rejects the object. Quote it: \"{val.raw}\".")
-                        elif key == "labels" and isinstance(val.value, str) and (why := _bad_label_value(val.value)):
-                            yield RULE.at(sf, val, f"the value of label '{k.value if isinstance(k, Scalar) else '?'}' {why}",
+                        elif key == "labels" and isinstance(val.value, str) and (label_problem := _bad_label_value(val.value)):
+                            yield RULE.at(sf, val, f"the value of label '{k.value if isinstance(k, Scalar) else '?'}' {label_problem}",
                                           kind="label-value",
                                           detail="The API server refuses the object: a label value has at most 63 characters, "
                                           "letters, digits, '-', '_' and '.', and starts and ends with a letter or digit "
