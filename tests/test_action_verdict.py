@@ -208,3 +208,39 @@ def test_config_from_base_false_trusts_the_tree(fake_github, tmp_path):
     pull(fake, ws, base, lambda ws: set_maturity(ws, IGNORED), "hide")
     r = run_event(fake, tmp_path, ws, "run", "pull_request_target", inputs={"INPUT_CONFIG_FROM_BASE": "false"})
     assert r["rc"] == 0 and "Inline ignores" not in r["summary"]
+
+
+def test_the_catalogs_releases_come_from_the_base(fake_github, tmp_path):
+    """The base's catalogs/ releases, through git and through the contents API (a shallow
+    checkout): a release directory the PR deletes still counts, one it adds does not."""
+    from checker.action import _base_names
+    from checker.action.env import ActionEnv, PullRequest
+
+    fake = fake_github
+
+    def release(ws, name):
+        d = ws / "catalogs" / name / "example-operator"
+        d.mkdir(parents=True)
+        (d / "catalog.yaml").write_text("schema: olm.package\nname: example-operator\n")
+
+    ws, base = make_base(tmp_path, edit=lambda ws: release(ws, "v4.17"))
+    serve_base(fake, ws, base)
+
+    def edit(ws):
+        import shutil
+
+        shutil.rmtree(ws / "catalogs" / "v4.17")
+        release(ws, "v4.99")
+
+    head = pull(fake, ws, base, edit, "my own releases")
+    env = ActionEnv(str(ws), pull=PullRequest(1, head, base, "owner/repo", "owner/repo", None))
+    assert _base_names(env, None, str(ws), "catalogs") == ("v4.17",)
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{ws}", str(shallow)],
+                   check=True, capture_output=True)
+    from checker.action.client import GitHub
+
+    gh = GitHub(fake.url, "owner/repo", fake.token, sleep=lambda s: None, write_spacing=0)
+    assert _base_names(env, gh, str(shallow), "catalogs") == ("v4.17",)
+    assert _base_names(env, gh, str(shallow), "nothing-here") == ()
+    assert fake.violations == []

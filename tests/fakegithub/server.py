@@ -917,7 +917,19 @@ class FakeGitHub:
         sha = self._resolve_ref(ref)
         text = self.contents.get((sha, path))
         if text is None:
-            self._raise(404, "Not Found", ctx)
+            # a directory: its entries (files and subdirectories), as GitHub lists them
+            below = sorted({(p[len(path) + 1:].split("/", 1)[0], "/" in p[len(path) + 1:])
+                            for (c, p) in self.contents if c == sha and p.startswith(path + "/")})
+            if not below:
+                self._raise(404, "Not Found", ctx)
+            entries = []
+            for name, is_dir in below:
+                api = f"{self.repo.api_url(self.site)}/contents/{path}/{name}?ref={ref}"
+                entries.append({"type": "dir" if is_dir else "file", "size": 0, "name": name,
+                                "path": f"{path}/{name}", "sha": blob_sha(name), "url": api, "git_url": None,
+                                "html_url": None, "download_url": None,
+                                "_links": {"self": api, "git": None, "html": None}})
+            return Response(200, entries)
         data = text.encode()
         encoded = base64.b64encode(data).decode()
         # GitHub wraps the base64 at 60 characters
