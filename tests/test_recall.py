@@ -83,6 +83,12 @@ CASES = [
     ("label-value-spaces-certified", _bundle,
      lambda: _edit(CSV, "  namespace: placeholder\n", "  namespace: placeholder\n  labels:\n    tier: example operator\n"),
      "certified", "manifest-invalid", "label-value", "api-server"),
+    ("provider-name-missing-operatorhub", _bundle, lambda: _edit(CSV, "    name: Example Inc.\n", ""), "operatorhub",
+     "csv-required-fields", "hub", "operatorhub-validator"),
+    ("provider-name-missing-certified", _bundle, lambda: _edit(CSV, "    name: Example Inc.\n", ""), "certified",
+     "csv-required-fields", "hub", "operatorhub-validator"),
+    ("version-missing-operatorhub", _bundle, lambda: _edit(CSV, "  version: 1.0.0\n", ""), "operatorhub",
+     "csv-required-fields", "hub", "operatorhub-validator"),
 ]
 
 

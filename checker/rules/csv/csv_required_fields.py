@@ -136,17 +136,17 @@ def _required(bundle: Bundle, ctx):
     for key, what, why, how in checks:
         if key == "installModes" and isinstance(sp.get(key), Sequence):
             continue  # an empty list is install-modes' finding
-        f = need(key, what, why, how, {"installModes": "install", "displayName": "crd"}.get(key, "community"))
+        f = need(key, what, why, how, {"installModes": "install", "displayName": "crd", "version": "hub"}.get(key, "community"))
         if f[1]:
             yield f
     prov = sp.get("provider")
     if is_blank(prov):
         yield missing(sp, prov, "spec.provider", "the console shows who provides the operator, and catalog CI fails without it",
-                      "Add 'provider: {name: <company or project>}'.", "community")
+                      "Add 'provider: {name: <company or project>}'.", "hub")
     elif isinstance(prov, Mapping) and is_blank(prov.get("name")):
         pn = prov.get("name")
         yield missing(prov, pn, "spec.provider.name", "the console shows who provides the operator, and catalog CI fails without it",
-                      "Add 'name: <company or project>' under provider.", "community")
+                      "Add 'name: <company or project>' under provider.", "hub")
     inst = sp.get("install")
     if is_blank(inst):
         yield missing(sp, inst, "spec.install (the install strategy)", "OLM has no deployment to create",
